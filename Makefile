@@ -1,0 +1,30 @@
+# Two commands a learner needs:  `make lab`  opens the course,  `make test`  runs every test.
+# Both create .venv and install what they need on first use (again whenever pyproject.toml changes).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: lab test bench clean
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab $(ROOT_FLAG) notebooks/
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/bpe-lab bench
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "BPE Lab needs Python 3.10 or newer"'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
+	  echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

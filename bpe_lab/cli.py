@@ -1,0 +1,70 @@
+"""The ``bpe-lab`` command: train and encode from a terminal.
+
+    bpe-lab train corpus.txt --merges 100 --out merges.txt
+    bpe-lab encode --merges-file merges.txt lowest newer
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+
+from .encode import encode_text
+from .mergefile import load_merges, save_merges
+from .pretokenize import word_frequencies
+from .textfile import read_text
+from .train import TIE_BREAKS, train_bpe
+
+
+def _train(args: argparse.Namespace) -> None:
+    word_freq = word_frequencies(read_text(args.corpus))
+    if not word_freq:
+        raise ValueError(f"{args.corpus} contains no words")
+    merges = train_bpe(word_freq, args.merges, tie_break=args.tie_break)
+    if args.out:
+        save_merges(merges, args.out)
+        print(f"learned {len(merges)} merges from {len(word_freq)} distinct words; wrote {args.out}")
+    else:
+        for a, b in merges:
+            print(a, b)
+
+
+def _encode(args: argparse.Namespace) -> None:
+    merges = load_merges(args.merges_file)
+    text = " ".join(args.words) if args.words else sys.stdin.read()
+    print(" ".join(encode_text(text, merges)))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="bpe-lab", description="Byte Pair Encoding, from the course BPE Lab.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    train = sub.add_parser("train", help="learn merges from a UTF-8 text file (white-space words)")
+    train.add_argument("corpus", help="path of a UTF-8 text file")
+    train.add_argument("--merges", type=int, required=True, help="how many merges to learn")
+    train.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
+    train.add_argument("--out", help="write the merges here (default: print them)")
+    train.set_defaults(run=_train)
+
+    encode = sub.add_parser("encode", help="encode words with a merges file (words from the arguments or stdin)")
+    encode.add_argument("--merges-file", required=True, help="a file written by 'bpe-lab train --out'")
+    encode.add_argument("words", nargs="*")
+    encode.set_defaults(run=_encode)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore" if getattr(args, "quiet", False) else "default")
+            args.run(args)
+    except (ValueError, TypeError, OSError) as err:
+        print(f"bpe-lab: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

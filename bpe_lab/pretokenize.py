@@ -1,0 +1,102 @@
+"""Pre-tokenization: cut text into the pieces BPE may merge *inside*.
+
+BPE never merges across a pre-token boundary. The textbook path splits on
+white space and folds the words into a word -> frequency table (the input of
+``train_bpe``). GPT-2 instead cuts with a regular expression that keeps a
+leading space on each word and separates letters, digits and punctuation.
+Special tokens such as ``<|endoftext|>`` are cut out first, so they never take
+part in a merge.
+
+>>> word_frequencies("low low lower")
+{'low': 2, 'lower': 1}
+>>> gpt2_pretokenize("Hello world, it's 2024!")
+['Hello', ' world', ',', ' it', "'s", ' 2024', '!']
+>>> split_special("a<|endoftext|>b", ["<|endoftext|>"])
+[('a', False), ('<|endoftext|>', True), ('b', False)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import regex
+
+__all__ = [
+    "GPT2_PATTERN",
+    "split_words",
+    "word_frequencies",
+    "gpt2_pretokenize",
+    "special_token_pattern",
+    "split_special",
+]
+
+#: GPT-2's pre-tokenization pattern, branch by branch:
+#: English contractions; an optional space then letters; an optional space then
+#: digits; an optional space then other symbols; white space not followed by
+#: a non-space (so the last space before a word stays with the word); any
+#: remaining white space.
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_GPT2_RE = regex.compile(GPT2_PATTERN)
+
+
+def _require_text(text: object, name: str = "text") -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+    return text
+
+
+def split_words(text: str) -> list[str]:
+    """The textbook pre-tokenizer: words are runs of non-white-space."""
+    return _require_text(text).split()
+
+
+def word_frequencies(text: str | Iterable[str]) -> dict[str, int]:
+    """Fold text (or an iterable of lines) into ``{word: count}``, words in
+    order of first appearance, so the first-seen tie-break is reproducible."""
+    lines = [text] if isinstance(text, str) else text
+    counts: dict[str, int] = {}
+    for line in lines:
+        for word in split_words(_require_text(line, "each line")):
+            counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+def gpt2_pretokenize(text: str) -> list[str]:
+    """Cut ``text`` with GPT-2's pattern; joining the pieces gives ``text`` back."""
+    return _GPT2_RE.findall(_require_text(text))
+
+
+def special_token_pattern(special_tokens: Iterable[str]) -> "regex.Pattern | None":
+    """A pattern matching any special token, longest first, so that a token
+    that contains another (``<|a|><|a|>`` vs ``<|a|>``) wins where both match.
+    Returns None when there are no special tokens."""
+    tokens = list(special_tokens)
+    for token in tokens:
+        if not isinstance(token, str) or not token:
+            raise ValueError(f"special tokens must be non-empty strings, got {token!r}")
+    if len(set(tokens)) != len(tokens):
+        dupes = sorted({t for t in tokens if tokens.count(t) > 1})
+        raise ValueError(f"duplicate special tokens: {dupes}")
+    if not tokens:
+        return None
+    ordered = sorted(tokens, key=len, reverse=True)
+    return regex.compile("|".join(regex.escape(t) for t in ordered))
+
+
+def split_special(text: str, special_tokens: Iterable[str]) -> list[tuple[str, bool]]:
+    """Split ``text`` into ``(piece, is_special)`` parts; ordinary pieces are
+    never empty, and joining all pieces gives ``text`` back."""
+    text = _require_text(text)
+    pattern = special_token_pattern(special_tokens)
+    if pattern is None:
+        return [(text, False)] if text else []
+    parts: list[tuple[str, bool]] = []
+    start = 0
+    for match in pattern.finditer(text):
+        if match.start() > start:
+            parts.append((text[start : match.start()], False))
+        parts.append((match.group(), True))
+        start = match.end()
+    if start < len(text):
+        parts.append((text[start:], False))
+    return parts
