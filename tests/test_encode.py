@@ -1,0 +1,98 @@
+"""Rank-replay encoding, decoding, and longest match for contrast."""
+
+import warnings
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bpe_lab import apply_merges, decode_words, encode_text, encode_word, longest_match, merge_ranks, train_bpe, vocabulary
+
+MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
+ABC = [("a", "b"), ("b", "c"), ("a", "bc")]
+
+
+def test_lowest_encodes_as_low_est():
+    assert encode_word("lowest", MERGES) == ["low", "est</w>"]
+    assert decode_words(encode_word("lowest", MERGES)) == "lowest"
+
+
+def test_unseen_word_still_encodes_from_characters():
+    assert encode_word("xylophone", MERGES) == ["x", "y", "lo", "p", "h", "o", "n", "e", "</w>"]
+    assert encode_word("低", MERGES) == ["低", "</w>"]
+
+
+def test_rank_replay_and_longest_match_disagree_on_abc():
+    assert encode_word("abc", ABC, end_of_word=None) == ["ab", "c"]
+    assert longest_match("abc", ABC, end_of_word=None) == ["abc"]
+    # with the end-of-word marker the marker stays its own symbol
+    assert encode_word("abc", ABC) == ["ab", "c", "</w>"]
+    assert longest_match("abc", ABC) == ["abc", "</w>"]
+
+
+def test_longest_match_uses_the_learned_vocabulary():
+    assert longest_match("lowest", MERGES) == ["low", "est</w>"]
+    assert longest_match("newest", MERGES) == ["n", "e", "w", "est</w>"]
+    assert vocabulary(MERGES, ["l", "o"]) == ["l", "o", "es", "est", "est</w>", "lo", "low"]
+
+
+def test_decode_words_turns_markers_into_boundaries():
+    assert decode_words(["low</w>", "n", "e", "w", "est</w>"]) == "low newest"
+    assert decode_words(["▁low", "▁new", "est"], end_of_word=None, start_of_word="▁") == "low newest"
+    assert decode_words([]) == ""
+    with pytest.raises(TypeError, match="list of symbol strings"):
+        decode_words("lowest")
+
+
+def test_encode_text_encodes_every_word():
+    symbols = encode_text("low lowest", MERGES)
+    assert symbols == ["low", "</w>", "low", "est</w>"]
+    assert decode_words(symbols) == "low lowest"
+
+
+def test_merges_are_checked():
+    with pytest.raises(ValueError, match=r"merge 0 \('ab', 'c'\) uses the symbol 'ab'"):
+        encode_word("abc", [("ab", "c")])
+    with pytest.raises(ValueError, match="repeats merge 0"):
+        merge_ranks([("a", "b"), ("a", "b")])
+    with pytest.raises(ValueError, match="pair of non-empty strings"):
+        merge_ranks([("a",)])
+    with pytest.raises(ValueError, match="pair of non-empty strings"):
+        merge_ranks([("a", "")])
+    assert merge_ranks(MERGES) == {pair: rank for rank, pair in enumerate(MERGES)}
+
+
+words = st.text(alphabet="abcde", min_size=1, max_size=10)
+corpora = st.dictionaries(words, st.integers(min_value=1, max_value=9), min_size=1, max_size=8)
+any_word = st.text(st.characters(blacklist_categories=("Zs", "Zl", "Zp", "Cc", "Cs")), min_size=1, max_size=12).filter(
+    lambda w: not any(c.isspace() for c in w) and "</w>" not in w
+)
+
+
+def _train(word_freq, num_merges, tie_break="first"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return train_bpe(word_freq, num_merges, tie_break=tie_break)
+
+
+@given(corpora, st.integers(0, 25), any_word)
+def test_decode_encode_round_trips(word_freq, num_merges, word):
+    merges = _train(word_freq, num_merges)
+    assert decode_words(encode_word(word, merges)) == word
+
+
+@given(corpora, st.integers(0, 25), st.one_of(words, any_word), st.sampled_from(["first", "lexicographic"]))
+def test_applying_merges_in_order_equals_rank_replay(word_freq, num_merges, word, tie_break):
+    merges = _train(word_freq, num_merges, tie_break)
+    assert apply_merges(word, merges) == encode_word(word, merges)
+
+
+@given(corpora, st.integers(0, 25))
+def test_encoding_a_training_word_reproduces_training(word_freq, num_merges):
+    from bpe_lab import train_trace
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        trace = train_trace(word_freq, num_merges)
+    for word, symbols in zip(word_freq, trace.final):
+        assert encode_word(word, trace.merges) == list(symbols)

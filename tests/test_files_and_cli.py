@@ -1,0 +1,78 @@
+"""Merges files, UTF-8 errors and the bpe-lab command."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bpe_lab import load_merges, read_text, save_merges
+from bpe_lab.cli import main
+
+MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
+
+
+def test_merges_file_round_trips(tmp_path):
+    path = tmp_path / "merges.txt"
+    save_merges(MERGES, path)
+    assert path.read_text(encoding="utf-8").splitlines() == ["#version: 0.2", "e s", "es t", "est </w>", "l o", "lo w"]
+    assert load_merges(path) == MERGES
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("#version: 0.2\ne s\nes\n", r"line 3: expected two symbols"),
+        ("e s\nes  t\n", r"line 2: expected two symbols"),
+        ("ab c\n", r"merge 0 \('ab', 'c'\) uses the symbol 'ab'"),
+    ],
+)
+def test_malformed_merges_file_names_the_line(tmp_path, content, message):
+    path = tmp_path / "merges.txt"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        load_merges(path)
+
+
+def test_non_utf8_file_names_the_byte_offset(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café au lait".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"not valid UTF-8: byte 0xe9 at offset 3"):
+        read_text(path)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        read_text(tmp_path / "missing.txt")
+
+
+def test_cannot_save_a_bad_merge_list(tmp_path):
+    with pytest.raises(ValueError, match="uses the symbol"):
+        save_merges([("ab", "c")], tmp_path / "m.txt")
+    assert not (tmp_path / "m.txt").exists()
+
+
+def test_cli_train_then_encode(tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(("low " * 5 + "lower " * 2 + "newest " * 6 + "widest " * 3).strip(), encoding="utf-8")
+    out = tmp_path / "merges.txt"
+    assert main(["train", str(corpus), "--merges", "5", "--out", str(out)]) == 0
+    assert load_merges(out) == MERGES
+    assert "learned 5 merges from 4 distinct words" in capsys.readouterr().out
+    assert main(["encode", "--merges-file", str(out), "lowest", "newer"]) == 0
+    assert capsys.readouterr().out.split() == ["low", "est</w>", "n", "e", "w", "e", "r", "</w>"]
+
+
+def test_cli_reports_errors_without_a_traceback(tmp_path, capsys):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok \xff")
+    assert main(["train", str(bad), "--merges", "3"]) == 2
+    assert "error: " in capsys.readouterr().err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n")
+    assert main(["train", str(empty), "--merges", "3"]) == 2
+    assert "contains no words" in capsys.readouterr().err
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "bpe-lab"
+    assert script.exists(), "pip install -e . should have installed the bpe-lab command"
+    result = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=True)
+    assert "train" in result.stdout and "encode" in result.stdout

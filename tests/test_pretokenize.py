@@ -1,0 +1,69 @@
+"""Pre-tokenization: white-space words, GPT-2's regex, special tokens."""
+
+import pytest
+import regex
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bpe_lab.pretokenize import GPT2_PATTERN, gpt2_pretokenize, special_token_pattern, split_special, split_words, word_frequencies
+
+
+def test_word_frequencies_keep_first_seen_order():
+    assert word_frequencies("b a b\nc a b") == {"b": 3, "a": 2, "c": 1}
+    assert list(word_frequencies(["low lower", "low"])) == ["low", "lower"]
+    assert word_frequencies("") == {}
+    with pytest.raises(TypeError, match="each line must be a str"):
+        word_frequencies([b"bytes"])
+
+
+def test_split_words():
+    assert split_words("  low\tlower\n newest ") == ["low", "lower", "newest"]
+
+
+def test_gpt2_branches():
+    assert gpt2_pretokenize("I'm here, they've 3 cats!") == ["I", "'m", " here", ",", " they", "'ve", " 3", " cats", "!"]
+    # the last space before a word stays with the word; the others form their own piece
+    assert gpt2_pretokenize("a   b") == ["a", "  ", " b"]
+    # \s+(?!\S) backs off one character before a word, so \r\n splits in two
+    assert gpt2_pretokenize("line\r\nnext") == ["line", "\r", "\n", "next"]
+    assert gpt2_pretokenize("你好，世界") == ["你好", "，", "世界"]
+
+
+@given(st.text(max_size=100) | st.text(alphabet=" \r\n\tab'sd1.", max_size=40))
+def test_pattern_splits_like_tiktokens_gpt2_pattern(text):
+    # tiktoken ships a faster equivalent of GPT-2's pattern (possessive quantifiers)
+    from tiktoken_ext.openai_public import r50k_pat_str
+
+    assert gpt2_pretokenize(text) == regex.findall(r50k_pat_str, text)
+
+
+@given(st.text(max_size=200))
+def test_gpt2_pieces_join_back(text):
+    assert "".join(gpt2_pretokenize(text)) == text
+
+
+def test_split_special_longest_first():
+    tokens = ["<|endoftext|>", "<|endoftext|><|endoftext|>"]
+    parts = split_special("a<|endoftext|><|endoftext|>b<|endoftext|>", tokens)
+    assert parts == [("a", False), ("<|endoftext|><|endoftext|>", True), ("b", False), ("<|endoftext|>", True)]
+    assert split_special("", tokens) == []
+    assert split_special("plain", []) == [("plain", False)]
+
+
+def test_special_token_errors():
+    with pytest.raises(ValueError, match="duplicate special tokens"):
+        special_token_pattern(["<s>", "<s>"])
+    with pytest.raises(ValueError, match="non-empty strings"):
+        special_token_pattern([""])
+    assert special_token_pattern([]) is None
+
+
+@given(st.text(alphabet="ab<|>", max_size=60))
+def test_split_special_joins_back_and_finds_every_token(text):
+    parts = split_special(text, ["<|a|>", "<|a|><|a|>"])
+    assert "".join(p for p, _ in parts) == text
+    for piece, special in parts:
+        assert piece
+        assert special == (piece in ("<|a|>", "<|a|><|a|>"))
+        if not special:
+            assert regex.search(r"<\|a\|>", piece) is None
