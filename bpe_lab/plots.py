@@ -1,0 +1,232 @@
+"""The course's plots, one function per picture.
+
+Each function takes the package's own results (a trace ``Round``, a
+``Trace``, a ``Compressed``, timings, token counts), draws one matplotlib
+chart and returns its ``Figure``. It never calls ``plt.show()``: a notebook
+cell that ends with the call shows the figure once, a test reads the bars and
+lines back, and ``ax=`` draws into a figure of your own (for side-by-side
+panels). The numbers behind each plot come from a small function of their own
+(``vocab_curve``, ``compression_ratios``, ``fit_slope``,
+``tokens_per_char_ratios``) so they can be printed or checked without a
+picture. Nothing random and no timestamps: the same input draws the same
+figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .compression import Compressed
+from .train import Pair, Round, Trace, corpus_from_word_freq, merge_symbols
+
+__all__ = [
+    "pair_counts",
+    "vocab_curve",
+    "vocab_vs_tokens",
+    "compression_ratios",
+    "compression_ratio",
+    "fit_slope",
+    "timing_curves",
+    "tokens_per_char_ratios",
+    "tokens_per_char",
+]
+
+WINNER, TIED, OTHER = "#f59e0b", "#fcd34d", "#94a3b8"  # the amber of the widgets' highlight
+
+
+def _axes(ax: Axes | None, figsize: tuple[float, float] = (7, 3.6)) -> Axes:
+    """The caller's axes, or new ones on a figure pyplot forgets at once.
+
+    Closing it in pyplot means the notebook's inline backend will not draw it
+    a second time at the end of the cell; the returned Figure still shows
+    (once) when the cell ends with it, and tests leak no open figures.
+    """
+    if ax is not None:
+        return ax
+    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    plt.close(fig)
+    return ax
+
+
+# ---------------------------------------------------------------- training
+
+
+def pair_counts(counts: Round | Mapping[Pair, int], *, top: int = 15, ax: Axes | None = None) -> Figure:
+    """Bar chart of a round's pair counts, most frequent first.
+
+    Given a trace ``Round``, the winning pair is amber and the pairs tied
+    with it pale amber, as in ``MergeStepper``; given a plain counts dict,
+    all bars are grey.
+    """
+    rnd = counts if isinstance(counts, Round) else None
+    table = rnd.pair_counts if rnd else dict(counts)
+    ranked = sorted(table.items(), key=lambda item: -item[1])[:top]  # stable: ties keep scan order
+    colours = [WINNER if rnd and p == rnd.pair else TIED if rnd and p in rnd.ties else OTHER for p, _ in ranked]
+    ax = _axes(ax)
+    bars = ax.bar(range(len(ranked)), [c for _, c in ranked], color=colours)
+    ax.bar_label(bars, fontsize=8)
+    ax.set_xticks(range(len(ranked)), [f"{a} {b}" for (a, b), _ in ranked], rotation=45, ha="right")
+    ax.set_ylabel("weighted count")
+    ax.set_title(f"Round {rnd.number}: pair counts" if rnd else "Pair counts")
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax.figure
+
+
+def _corpora(source: Trace | Mapping[str, int], merges: Sequence[Pair] | None, end_of_word: str | None):
+    if isinstance(source, Trace):
+        return [source.initial] + [r.corpus_after for r in source.rounds], len(source.base_symbols)
+    if merges is None:
+        raise TypeError("give the merges too when the first argument is a word -> frequency dict")
+    corpora = [corpus_from_word_freq(source, end_of_word=end_of_word)]
+    for pair in merges:
+        corpora.append({merge_symbols(s, tuple(pair)): f for s, f in corpora[-1].items()})
+    base = len({symbol for symbols in corpora[0] for symbol in symbols})
+    return corpora, base
+
+
+def vocab_curve(
+    source: Trace | Mapping[str, int], merges: Sequence[Pair] | None = None, *, end_of_word: str | None = "</w>"
+) -> list[tuple[int, float]]:
+    """(vocabulary size, average tokens per word) before any merge and after
+    each one. The average is weighted by word frequency, so it is the
+    corpus's token count over its word count.
+
+    >>> vocab_curve({"low": 5, "lower": 2, "newest": 6, "widest": 3}, [("e", "s")])
+    [(11, 5.9375), (12, 5.375)]
+    """
+    corpora, base = _corpora(source, merges, end_of_word)
+    words = sum(corpora[0].values())
+    return [(base + k, sum(len(s) * f for s, f in corpus.items()) / words) for k, corpus in enumerate(corpora)]
+
+
+def vocab_vs_tokens(
+    source: Trace | Mapping[str, int],
+    merges: Sequence[Pair] | None = None,
+    *,
+    end_of_word: str | None = "</w>",
+    ax: Axes | None = None,
+) -> Figure:
+    """The trade-off BPE tunes: each merge adds one vocabulary entry and
+    shortens the encoded corpus. Give a ``Trace``, or a word -> frequency
+    dict and its merges."""
+    points = vocab_curve(source, merges, end_of_word=end_of_word)
+    ax = _axes(ax)
+    ax.plot([v for v, _ in points], [t for _, t in points], marker="o", color="#0ea5e9")
+    ax.set_xlabel("vocabulary size")
+    ax.set_ylabel("average tokens per word")
+    ax.set_title("More merges: a larger vocabulary, shorter sequences")
+    ax.grid(alpha=0.3)
+    return ax.figure
+
+
+# ---------------------------------------------------------------- compression
+
+
+def compression_ratios(packed: Compressed) -> list[tuple[float, float]]:
+    """Per round (0 = before any), (data only, data + table) sizes as a
+    fraction of the original; the table costs 3 bytes per entry, as in
+    ``Compressed.ratio``, whose value the last pair's second number equals."""
+    n = packed.original_length or 1
+    lengths = [packed.original_length] + [r.length for r in packed.rounds]
+    return [(length / n, (length + 3 * k) / n) for k, length in enumerate(lengths)]
+
+
+def compression_ratio(packed: Compressed, *, ax: Axes | None = None) -> Figure:
+    """How Gage's compression shrinks the data round by round, and what the
+    table costs back."""
+    ratios = compression_ratios(packed)
+    rounds = range(len(ratios))
+    ax = _axes(ax)
+    ax.plot(rounds, [d for d, _ in ratios], marker=".", color=OTHER, label="data only")
+    ax.plot(rounds, [t for _, t in ratios], marker="o", color="#8b5cf6", label="data + table")
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("round")
+    ax.set_ylabel("size / original size")
+    ax.set_title("Byte-pair compression, round by round")
+    ax.legend(frameon=False)
+    ax.grid(alpha=0.3)
+    return ax.figure
+
+
+# ---------------------------------------------------------------- complexity
+
+
+def _positive(values: Sequence[float], name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or len(array) < 2 or not np.all(array > 0):
+        raise ValueError(f"{name} must be at least two positive numbers, got {list(values)!r}")
+    return array
+
+
+def fit_slope(sizes: Sequence[float], seconds: Sequence[float]) -> float:
+    """The exponent k of time ≈ c·size^k: the least-squares slope of
+    log(seconds) against log(size). About 1 means linear, about 2 quadratic.
+
+    >>> round(fit_slope([10, 100, 1000], [1, 100, 10000]), 6)
+    2.0
+    """
+    x, y = _positive(sizes, "sizes"), _positive(seconds, "seconds")
+    if len(x) != len(y):
+        raise ValueError(f"{len(x)} sizes but {len(y)} timings")
+    slope, _ = np.polyfit(np.log(x), np.log(y), 1)
+    return float(slope)
+
+
+def timing_curves(timings: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, ax: Axes | None = None) -> Figure:
+    """Measured times on log-log axes, one series per name, each with its
+    fitted power law dashed and its slope in the legend: on log-log axes
+    O(n) is a line of slope 1 and O(n²) a line of slope 2."""
+    ax = _axes(ax)
+    for name, (sizes, seconds) in timings.items():
+        slope = fit_slope(sizes, seconds)
+        x, y = np.asarray(sizes, float), np.asarray(seconds, float)
+        intercept = np.mean(np.log(y) - slope * np.log(x))
+        (points,) = ax.loglog(x, y, marker="o", linestyle="none", label=f"{name} (slope {slope:.2f})")
+        ax.loglog(x, np.exp(intercept) * x**slope, linestyle="--", color=points.get_color(), linewidth=1)
+    ax.set_xlabel("input size")
+    ax.set_ylabel("seconds")
+    ax.set_title("Measured scaling (log-log)")
+    ax.legend(frameon=False)
+    ax.grid(alpha=0.3, which="both")
+    return ax.figure
+
+
+# ---------------------------------------------------------------- languages
+
+
+def tokens_per_char_ratios(data) -> dict[str, float]:
+    """Tokens per character for each language, from a dict
+    ``language -> (n_tokens, n_chars)`` or a DataFrame with columns
+    ``n_tokens`` and ``n_chars`` (and the language as index or a
+    ``language`` column)."""
+    if hasattr(data, "columns"):
+        frame = data.set_index("language") if "language" in data.columns else data
+        missing = {"n_tokens", "n_chars"} - set(frame.columns)
+        if missing:
+            raise ValueError(f"the DataFrame needs columns n_tokens and n_chars; missing {sorted(missing)}")
+        data = {str(lang): (row.n_tokens, row.n_chars) for lang, row in frame.iterrows()}
+    ratios = {}
+    for lang, (n_tokens, n_chars) in data.items():
+        if n_chars <= 0 or n_tokens < 0:
+            raise ValueError(f"{lang}: need n_chars > 0 and n_tokens >= 0, got {(n_tokens, n_chars)}")
+        ratios[lang] = n_tokens / n_chars
+    return ratios
+
+
+def tokens_per_char(data, *, ax: Axes | None = None) -> Figure:
+    """Bar chart of tokens per character by language: the same tokenizer can
+    cost some languages several times more tokens for the same text."""
+    ratios = tokens_per_char_ratios(data)
+    ax = _axes(ax, figsize=(max(4.0, 1.0 + 0.9 * len(ratios)), 3.6))
+    bars = ax.bar(list(ratios), list(ratios.values()), color="#0ea5e9")
+    ax.bar_label(bars, fmt="%.2f", fontsize=8)
+    ax.set_ylabel("tokens per character")
+    ax.set_title("Tokens per character by language")
+    ax.set_ylim(0, max(ratios.values(), default=1) * 1.15 or 1)
+    ax.spines[["top", "right"]].set_visible(False)
+    return ax.figure

@@ -1,0 +1,93 @@
+"""The intermediate states that the step-by-step widgets show.
+
+``encode.encode_word`` and ``compression.compress`` return only their end
+result (training has ``train_trace`` for its rounds). A learner stepping
+through them needs every state in between: for encoding, the adjacent pairs
+with their ranks before each merge; for compression, the data after each
+replacement. This module recomputes those states with the same primitives
+(``merge_symbols``, ``bytes.replace``) so what a widget shows is exactly what
+the algorithm did, and the tests check that the last state equals the
+algorithm's own result.
+
+>>> merges = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
+>>> [step.best for step in encode_steps("lowest", merges)]
+[('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'), None]
+>>> encode_steps("lowest", merges)[-1].symbols
+('low', 'est</w>')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .compression import Compressed
+from .encode import merge_ranks
+from .train import Pair, merge_symbols, word_to_symbols
+
+__all__ = ["EncodeStep", "encode_steps", "compression_states"]
+
+
+@dataclass(frozen=True)
+class EncodeStep:
+    """One state of rank replay: the symbols, every adjacent pair with its
+    rank (None: no merge rule), and the lowest-ranked pair, which is merged
+    next (None when no pair has a rule, i.e. encoding is finished)."""
+
+    symbols: tuple[str, ...]
+    pairs: tuple[tuple[Pair, int | None], ...]
+    best: Pair | None
+
+    @property
+    def best_rank(self) -> int | None:
+        return dict(self.pairs)[self.best] if self.best else None
+
+    @property
+    def after(self) -> tuple[str, ...]:
+        """The symbols once ``best`` is merged (unchanged on the last step)."""
+        return merge_symbols(self.symbols, self.best) if self.best else self.symbols
+
+
+def _step(symbols: tuple[str, ...], ranks: dict[Pair, int]) -> EncodeStep:
+    pairs = tuple((pair, ranks.get(pair)) for pair in zip(symbols, symbols[1:]))
+    ranked = [(rank, pair) for pair, rank in pairs if rank is not None]
+    best = min(ranked)[1] if ranked else None
+    return EncodeStep(symbols, pairs, best)
+
+
+def encode_steps(
+    word: str,
+    merges: Sequence[Pair],
+    *,
+    end_of_word: str | None = "</w>",
+    start_of_word: str | None = None,
+) -> list[EncodeStep]:
+    """Every state of encoding ``word`` by rank replay, first to last.
+
+    Each step joins every occurrence of the lowest-ranked pair, as
+    ``encode.encode_word`` does; the last step has ``best is None`` and its
+    symbols are the final tokens.
+    """
+    ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
+    steps = [_step(word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word), ranks)]
+    while steps[-1].best is not None:
+        steps.append(_step(steps[-1].after, ranks))
+    return steps
+
+
+def compression_states(data: bytes, packed: Compressed) -> list[bytes]:
+    """The data before the first round and after each round of ``packed``.
+
+    Replays the table in order with ``bytes.replace`` (left to right, never
+    overlapping), exactly as ``compress`` rewrote the data.
+
+    >>> from bpe_lab.compression import compress
+    >>> compression_states(b"aaabdaaabac", compress(b"aaabdaaabac"))
+    [b'aaabdaaabac', b'\\x00abd\\x00abac', b'\\x01bd\\x01bac', b'\\x02d\\x02ac']
+    """
+    states = [bytes(data)]
+    for code, pair in packed.table.items():
+        states.append(states[-1].replace(bytes(pair), bytes((code,))))
+    if states[-1] != packed.data:
+        raise ValueError("packed is not the compression of data")
+    return states

@@ -1,0 +1,116 @@
+"""The course's plots: what they draw (bar heights, points, slopes), not
+merely that a figure exists. Rendered with the Agg backend, no screen."""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from bpe_lab import plots  # noqa: E402
+from bpe_lab.compression import compress  # noqa: E402
+from bpe_lab.train import train_trace  # noqa: E402
+
+CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
+
+
+def heights(fig: Figure) -> list[float]:
+    return [bar.get_height() for bar in fig.axes[0].patches]
+
+
+def ticks(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.axes[0].get_xticklabels()]
+
+
+def test_pair_counts_of_a_round_marks_winner_and_ties():
+    fig = plots.pair_counts(train_trace(CORPUS, 5).rounds[0], top=5)
+    assert isinstance(fig, Figure)
+    assert heights(fig) == [9, 9, 9, 8, 7]
+    assert ticks(fig) == ["e s", "s t", "t </w>", "w e", "l o"]
+    colours = [to_hex(bar.get_facecolor()) for bar in fig.axes[0].patches]
+    assert colours == [plots.WINNER, plots.TIED, plots.TIED, plots.OTHER, plots.OTHER]
+    assert fig.axes[0].get_title() == "Round 1: pair counts"
+    assert [t.get_text() for t in fig.axes[0].texts] == ["9", "9", "9", "8", "7"]
+
+
+def test_pair_counts_of_a_dict_and_into_given_axes():
+    fig, ax = plt.subplots()
+    try:
+        assert plots.pair_counts({("a", "b"): 2, ("b", "c"): 5}, ax=ax) is fig
+        assert heights(fig) == [5, 2] and ticks(fig) == ["b c", "a b"]
+    finally:
+        plt.close(fig)
+
+
+def test_vocab_curve_points():
+    expected = [(11, 95 / 16), (12, 86 / 16), (13, 77 / 16), (14, 68 / 16), (15, 61 / 16), (16, 54 / 16)]
+    assert plots.vocab_curve(train_trace(CORPUS, 5)) == expected
+    assert plots.vocab_curve(CORPUS, MERGES) == expected
+    line = plots.vocab_vs_tokens(CORPUS, MERGES).axes[0].lines[0]
+    assert [tuple(p) for p in line.get_xydata()] == expected
+    with pytest.raises(TypeError, match="merges"):
+        plots.vocab_curve(CORPUS)
+
+
+def test_compression_ratio_per_round():
+    packed = compress(b"aaabdaaabac")
+    ratios = plots.compression_ratios(packed)
+    assert ratios == [(1.0, 1.0), (9 / 11, 12 / 11), (7 / 11, 13 / 11), (5 / 11, 14 / 11)]
+    assert ratios[-1][1] == pytest.approx(packed.ratio())
+    data_only, with_table = plots.compression_ratio(packed).axes[0].lines[:2]
+    assert list(data_only.get_ydata()) == [d for d, _ in ratios]
+    assert list(with_table.get_ydata()) == [t for _, t in ratios]
+    assert list(with_table.get_xdata()) == [0, 1, 2, 3]
+
+
+def test_timing_curves_fit_slopes():
+    sizes = [100, 200, 400, 800, 1600]
+    timings = {"quadratic": (sizes, [3e-7 * n**2 for n in sizes]), "linear": (sizes, [2e-5 * n for n in sizes])}
+    assert plots.fit_slope(*timings["quadratic"]) == pytest.approx(2.0)
+    ax = plots.timing_curves(timings).axes[0]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["quadratic (slope 2.00)", "linear (slope 1.00)"]
+    fitted = ax.lines[1]  # the dashed power law through the quadratic points
+    assert fitted.get_linestyle() == "--"
+    assert list(fitted.get_ydata()) == pytest.approx([3e-7 * n**2 for n in sizes])
+
+
+@pytest.mark.parametrize("sizes, seconds", [([1], [1]), ([1, 2], [0, 1]), ([1, 2, 3], [1, 2])])
+def test_fit_slope_rejects_bad_timings(sizes, seconds):
+    with pytest.raises(ValueError):
+        plots.fit_slope(sizes, seconds)
+
+
+def test_tokens_per_char_from_dict_and_dataframe():
+    counts = {"English": (25, 100), "Chinese": (60, 40)}
+    frame = pd.DataFrame({"language": ["English", "Chinese"], "n_tokens": [25, 60], "n_chars": [100, 40]})
+    expected = {"English": 0.25, "Chinese": 1.5}
+    assert plots.tokens_per_char_ratios(counts) == plots.tokens_per_char_ratios(frame) == expected
+    fig = plots.tokens_per_char(frame.set_index("language"))
+    assert heights(fig) == [0.25, 1.5] and ticks(fig) == ["English", "Chinese"]
+    with pytest.raises(ValueError, match="n_chars"):
+        plots.tokens_per_char_ratios(pd.DataFrame({"tokens": [1]}))
+
+
+def _png(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def test_plots_are_deterministic_and_leave_no_pyplot_figures():
+    before = plt.get_fignums()
+    packed = compress(b"the cat sat on the mat")
+    assert _png(plots.compression_ratio(packed)) == _png(plots.compression_ratio(packed))
+    first_round = train_trace(CORPUS, 1).rounds[0]
+    assert _png(plots.pair_counts(first_round)) == _png(plots.pair_counts(first_round))
+    assert plt.get_fignums() == before

@@ -1,0 +1,428 @@
+"""The steppers, driven headless through their Python API and button clicks.
+
+Each test checks both the state (``.round``, ``.merges``,
+``.highlighted_pair``) and what the rendered HTML shows, read through its
+``data-*`` attributes, on the low/lower/newest/widest example of notebook 02.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import warnings
+from html.parser import HTMLParser
+
+import pytest
+
+from bpe_lab.compression import decompress
+from bpe_lab.encode import encode_word, longest_match
+from bpe_lab.labels import LABELS, label, labels
+from bpe_lab.steps import encode_steps
+from bpe_lab.train import train_trace
+from bpe_lab.views import compression_round_html, encode_step_html, merge_round_html, pair_starts, tokens_html
+from bpe_lab.widgets import CompressionStepper, EncodeStepper, MergeStepper, show_tokens
+
+CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+# (pair, count, number of pairs tied with it) per round, first-seen rule.
+FIRST = [(("e", "s"), 9, 2), (("es", "t"), 9, 1), (("est", "</w>"), 9, 0), (("l", "o"), 7, 1), (("lo", "w"), 7, 0)]
+MERGES = [pair for pair, _, _ in FIRST]
+
+
+class _Elements(HTMLParser):
+    """Collects (tag, attributes, text) of every element, to query rendered HTML."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[dict] = []
+        self._open: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        element = {"tag": tag, **{k: v or "" for k, v in attrs}, "text": ""}
+        self.found.append(element)
+        if tag not in {"br", "img", "input", "meta"}:
+            self._open.append(element)
+
+    def handle_endtag(self, tag):
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data):
+        for element in self._open:
+            element["text"] += data
+
+
+def find(html: str, css_class: str) -> list[dict]:
+    """Every element of ``html`` carrying ``css_class``."""
+    parser = _Elements()
+    parser.feed(html)
+    return [e for e in parser.found if css_class in e.get("class", "").split()]
+
+
+def one(html: str, css_class: str) -> dict:
+    matches = find(html, css_class)
+    assert len(matches) == 1, f"expected one .{css_class}, found {len(matches)}"
+    return matches[0]
+
+
+def pair_of(element: dict) -> tuple[str, str]:
+    return element["data-left"], element["data-right"]
+
+
+def rules(html: str) -> list[tuple[str, str, str]]:
+    return [(*pair_of(li), li["data-rule"]) for li in find(html, "bpe-rule")]
+
+
+# ---------------------------------------------------------------- MergeStepper
+
+
+def test_merge_stepper_next_round_by_round():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    assert stepper.total == 5
+    for number in range(6):
+        html = stepper.html
+        assert stepper.round == number
+        assert stepper.merges == MERGES[:number]
+        assert stepper.vocab_size == 11 + number  # 10 characters + </w>, then one symbol per merge
+        assert one(html, "bpe-merge")["data-round"] == str(number)
+        assert one(html, "bpe-counter")["text"] == f"Round {number} of 5"
+        assert [pair_of(li) for li in find(html, "bpe-rule")] == MERGES[:number]
+        assert [li["data-count"] for li in find(html, "bpe-rule")] == [str(c) for _, c, _ in FIRST[:number]]
+        if number < 5:
+            pair = MERGES[number]
+            assert stepper.highlighted_pair == pair
+            assert pair_of(one(html, "bpe-next")) == pair
+            assert {pair_of(e) for e in find(html, "bpe-hl")} == {pair}
+            assert pair_of(one(html, "bpe-winner")) == pair
+        else:
+            assert stepper.highlighted_pair is None
+            assert not find(html, "bpe-hl") and not find(html, "bpe-next")
+            assert "Training finished: 5 merges learned." in one(html, "bpe-done")["text"]
+        stepper.next()
+
+
+def test_every_occurrence_of_the_pair_is_highlighted():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    # (e, s) occurs once in newest and once in widest
+    assert [e["text"] for e in find(stepper.html, "bpe-hl")] == ["es", "es"]
+    stepper.go(3)
+    # (l, o) in low and lower; the symbol the previous merge made is tinted as new
+    assert [e["text"] for e in find(stepper.html, "bpe-hl")] == ["lo", "lo"]
+    corpus = one(stepper.html, "bpe-corpus")
+    assert [e["text"] for e in find(stepper.html, "bpe-new")][:2] == ["est</w>", "est</w>"]
+    assert corpus["text"].count("× ") == 4
+
+
+def test_buttons_call_the_same_moves():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    assert stepper.prev_button.disabled and not stepper.next_button.disabled
+    for _ in range(3):
+        stepper.next_button.click()
+    assert stepper.round == 3 and stepper.merges == MERGES[:3]
+    assert stepper.highlighted_pair == ("l", "o")
+    assert rules(stepper.html) == [(*pair, "first") for pair in MERGES[:3]]
+    stepper.prev_button.click()
+    assert stepper.round == 2 and pair_of(one(stepper.html, "bpe-next")) == ("est", "</w>")
+    stepper.reset_button.click()
+    assert stepper.round == 0 and stepper.merges == [] and stepper.prev_button.disabled
+    for _ in range(9):  # clicks past the end change nothing
+        stepper.next_button.click()
+    assert stepper.round == 5 and stepper.next_button.disabled
+    stepper.prev()
+    stepper.prev()
+    assert stepper.round == 3
+
+
+def test_slider_play_and_speed_move_the_same_state():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    stepper.play.value = 2  # what a play tick does
+    assert stepper.round == 2 and one(stepper.html, "bpe-merge")["data-round"] == "2"
+    stepper.slider.value = 4
+    assert stepper.play.value == 4 and stepper.highlighted_pair == ("lo", "w")
+    stepper.round = 99
+    assert stepper.round == 5
+    stepper.speed.value = 300
+    assert stepper.play.interval == 300
+    stepper.play.playing = True
+    stepper.reset()
+    assert not stepper.play.playing and stepper.round == 0
+
+
+def test_pair_table_marks_winner_ties_and_rule():
+    html = MergeStepper(CORPUS, num_merges=5).html
+    counts = [int(r["data-count"]) for r in _all_rows(html)]
+    assert counts == sorted(counts, reverse=True)
+    assert pair_of(one(html, "bpe-winner")) == ("e", "s")
+    assert {pair_of(e) for e in find(html, "bpe-tied")} == {("s", "t"), ("t", "</w>")}
+    note = one(html, "bpe-rule-note")
+    assert note["data-rule"] == "first"
+    assert note["text"] == "3 pairs tie at 9; the “first seen” rule picks (e, s)."
+
+
+def _all_rows(html: str) -> list[dict]:
+    parser = _Elements()
+    parser.feed(html)
+    return [e for e in parser.found if e["tag"] == "tr" and "data-count" in e]
+
+
+def test_merge_list_records_ties_and_rule():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    stepper.go(5)
+    items = find(stepper.html, "bpe-rule")
+    assert [int(li["data-tied"]) for li in items] == [tied for _, _, tied in FIRST]
+    assert "tie of 3, chosen by “first seen”" in items[0]["text"]
+    assert "chosen by" not in items[2]["text"]
+
+
+def test_no_tie_note():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    stepper.go(2)
+    assert one(stepper.html, "bpe-rule-note")["text"] == "(est, </w>) is the most frequent pair (9); no tie to break."
+
+
+def test_tie_break_selector_retrains_from_round_zero():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    stepper.go(3)
+    stepper.tie_break_selector.value = "lexicographic"
+    assert stepper.tie_break == "lexicographic" and stepper.round == 0
+    assert stepper.highlighted_pair == ("t", "</w>")
+    assert pair_of(one(stepper.html, "bpe-next")) == ("t", "</w>")
+    assert one(stepper.html, "bpe-merge")["data-tie-break"] == "lexicographic"
+    assert "the “greatest (lexicographic)” rule picks (t, </w>)" in one(stepper.html, "bpe-rule-note")["text"]
+    stepper.next_button.click()
+    assert rules(stepper.html) == [("t", "</w>", "lexicographic")]
+    assert stepper.merges == train_trace(CORPUS, 5, tie_break="lexicographic").merges[:1]
+    stepper.tie_break = "first"  # and back, from Python
+    assert stepper.tie_break_selector.value == "first" and stepper.round == 0
+    assert stepper.highlighted_pair == ("e", "s")
+
+
+def test_text_input_and_early_end():
+    stepper = MergeStepper("low low lower", num_merges=50)
+    assert stepper.word_freq == {"low": 2, "lower": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stepper.go(99)
+    assert stepper.round == stepper.total < 50
+    assert "no pair is left to merge" in one(stepper.html, "bpe-done")["text"]
+
+
+def test_chinese_labels():
+    stepper = MergeStepper(CORPUS, num_merges=5, lang="zh")
+    assert stepper.next_button.description == "下一轮合并"
+    assert stepper.prev_button.description == "上一轮"
+    assert stepper.reset_button.description == "重置"
+    stepper.next_button.click()
+    html = stepper.html
+    assert one(html, "bpe-merge")["lang"] == "zh"
+    assert one(html, "bpe-counter")["text"] == "第 1 轮 / 共 5 轮"
+    assert "语料" in html and "先出现者优先" in html
+    assert "Round" not in html and "first seen" not in html
+
+
+def test_displays_as_a_widget():
+    stepper = MergeStepper(CORPUS, num_merges=5)
+    stepper.next()
+    bundle = stepper._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/html"] == stepper.html  # the static fallback shows the current view
+    assert bundle["text/plain"] == repr(stepper) == "<MergeStepper: Round 1 of 5>"
+
+
+def test_merge_round_html_is_pure_and_checks_its_round():
+    trace = train_trace(CORPUS, 5)
+    assert merge_round_html(trace, 2) == merge_round_html(trace, 2)
+    with pytest.raises(IndexError, match="rounds 0..5"):
+        merge_round_html(trace, 6)
+
+
+def test_html_escapes_symbols():
+    html = merge_round_html(train_trace({"a<b": 2}, 1, end_of_word="</w>"), 0)
+    assert "a<b" not in html.replace("&lt;", "") and "&lt;/w&gt;" in html
+
+
+def test_pair_starts_matches_merging():
+    assert pair_starts(("a", "a", "a", "a"), ("a", "a")) == [0, 2]
+    assert pair_starts(list(b"aaab"), tuple(b"aa")) == [0]
+
+
+# ---------------------------------------------------------------- labels
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+@pytest.mark.parametrize("lang", sorted(LABELS))
+def test_every_language_has_every_label_with_the_same_fields(lang):
+    assert labels(lang).keys() == LABELS["en"].keys()
+    for key, text in LABELS["en"].items():
+        assert _fields(labels(lang)[key]) == _fields(text), key
+
+
+def test_unknown_language_is_named():
+    assert label("next_merge", "zh") == "下一轮合并"
+    with pytest.raises(ValueError, match="'fr'.*'en', 'zh'"):
+        MergeStepper(CORPUS, lang="fr")
+
+
+# ---------------------------------------------------------------- EncodeStepper
+
+
+def test_encode_stepper_replays_by_rank():
+    stepper = EncodeStepper("lowest", MERGES)
+    assert stepper.total == 5 and stepper.tokens == ["low", "est</w>"]
+    expected = ["e s", "es t", "est </w>", "l o", "lo w"]
+    for number, pair in enumerate(expected):
+        assert stepper.round == number
+        assert stepper.highlighted_pair == tuple(pair.split())
+        html = stepper.html
+        assert pair_of(one(html, "bpe-next")) == tuple(pair.split())
+        assert pair_of(one(html, "bpe-winner")) == tuple(pair.split())
+        assert one(html, "bpe-encode")["data-round"] == str(number)
+        stepper.next_button.click()
+    assert stepper.highlighted_pair is None and stepper.symbols == ["low", "est</w>"]
+    assert one(stepper.html, "bpe-final")["data-tokens"] == "low est</w>"
+    assert "No adjacent pair has a merge rule" in one(stepper.html, "bpe-done")["text"]
+    assert one(stepper.html, "bpe-counter")["text"] == "Step 5 of 5"
+
+
+def test_encode_stepper_shows_ranks_and_no_rule():
+    html = EncodeStepper("lowest", MERGES).html
+    ranks = {pair_of(r): r["data-rank"] for r in _all_rank_rows(html)}
+    assert ranks[("l", "o")] == "3" and ranks[("e", "s")] == "0" and ranks[("o", "w")] == ""
+    assert "no rule" in html
+
+
+def _all_rank_rows(html: str) -> list[dict]:
+    parser = _Elements()
+    parser.feed(html)
+    return [e for e in parser.found if e["tag"] == "tr" and "data-rank" in e]
+
+
+def test_encode_stepper_flags_longest_match_differences():
+    merges = [("a", "b"), ("b", "c"), ("a", "bc")]
+    stepper = EncodeStepper("abc", merges, end_of_word=None)
+    assert stepper.tokens == ["ab", "c"] and stepper.longest == ["abc"]
+    html = stepper.html
+    assert one(html, "bpe-compare-panel")
+    assert any(e.get("data-same") == "false" for e in find(html, "bpe-note"))
+    assert {e["text"] for e in find(html, "bpe-diff")} == {"ab", "c", "abc"}
+    same = EncodeStepper("lowest", MERGES).html
+    assert any(e.get("data-same") == "true" for e in find(same, "bpe-note")) and not find(same, "bpe-diff")
+    assert not find(EncodeStepper("lowest", MERGES, compare=False).html, "bpe-compare-panel")
+
+
+@pytest.mark.parametrize("word", ["lowest", "newer", "wider", "low", "x", "sesses"])
+def test_encode_steps_end_at_encode_word(word):
+    merges = train_trace(CORPUS | {"sess": 4}, 12).merges
+    steps = encode_steps(word, merges)
+    assert list(steps[-1].symbols) == encode_word(word, merges)
+    assert all(step.best_rank == min(r for _, r in step.pairs if r is not None) for step in steps[:-1])
+
+
+def test_encode_stepper_in_chinese():
+    stepper = EncodeStepper("lowest", MERGES, lang="zh")
+    stepper.go(5)
+    assert "最终词元" in stepper.html and "与按序重放相同" in stepper.html
+    html = encode_step_html(stepper.steps, 0, word="lowest", longest=longest_match("lowest", MERGES), lang="zh")
+    assert html.count("bpe-compare-panel") == 1 and "贪心最长匹配" in html
+
+
+# ---------------------------------------------------------------- CompressionStepper
+
+
+def test_compression_stepper_round_by_round():
+    stepper = CompressionStepper(b"aaabdaaabac")
+    assert stepper.total == 3
+    expected_pairs = [(97, 97), (0, 97), (1, 98)]
+    expected_data = [b"aaabdaaabac", b"\x00abd\x00abac", b"\x01bd\x01bac", b"\x02d\x02ac"]
+    for number in range(4):
+        html = stepper.html
+        assert stepper.data == expected_data[number]
+        assert one(html, "bpe-compress")["data-round"] == str(number)
+        assert one(html, "bpe-size")["data-length"] == str(len(expected_data[number]))
+        assert len([e for e in _elements(html) if e["tag"] == "tr" and "data-code" in e]) == number
+        if number < 3:
+            assert stepper.highlighted_pair == expected_pairs[number]
+            assert one(html, "bpe-next")["data-byte"] == str(number)
+            assert len(find(html, "bpe-hl")) == 2
+        else:
+            assert stepper.highlighted_pair is None and "compression stops" in one(html, "bpe-done")["text"]
+        stepper.next_button.click()
+    assert stepper.table == {0: (97, 97), 1: (0, 97), 2: (1, 98)}
+    assert decompress(stepper.packed) == b"aaabdaaabac"
+    assert "aaab" in html  # the table shows what code 0x02 finally stands for
+
+
+def _elements(html: str) -> list[dict]:
+    parser = _Elements()
+    parser.feed(html)
+    return parser.found
+
+
+def test_compression_stepper_takes_text_and_limits_rounds():
+    stepper = CompressionStepper("abababab", max_rounds=1)
+    assert stepper.original == b"abababab" and stepper.total == 1
+    stepper.next()
+    assert stepper.data == b"\x00\x00\x00\x00"
+    assert "第 1 轮" in compression_round_html(stepper.states, stepper.packed, 1, lang="zh")
+
+
+def test_compression_view_truncates_long_data():
+    stepper = CompressionStepper(bytes(range(200)) * 3)
+    assert "… +" in compression_round_html(stepper.states, stepper.packed, 0, max_bytes=50)
+
+
+# ---------------------------------------------------------------- show_tokens
+
+
+class FakeTokenizer:
+    """Duck-typed like bpe_lab.Tokenizer: bytes vocab plus greedy encode."""
+
+    def __init__(self) -> None:
+        self.vocab = {i: bytes([i]) for i in range(256)}
+        extra = [b"he", b"llo", b" w", "你".encode()[:2]]
+        self.vocab.update({256 + i: token for i, token in enumerate(extra)})
+        self._by_bytes = {v: k for k, v in self.vocab.items()}
+
+    def encode(self, text: str) -> list[int]:
+        data, ids, i = text.encode("utf-8"), [], 0
+        while i < len(data):
+            j = max(j for j in range(i + 1, min(len(data), i + 3) + 1) if data[i:j] in self._by_bytes)
+            ids.append(self._by_bytes[data[i:j]])
+            i = j
+        return ids
+
+
+def test_show_tokens_renders_ids_bytes_and_summary():
+    tokenizer = FakeTokenizer()
+    text = "hello world 你"
+    html = show_tokens(text, tokenizer).data
+    spans = find(html, "bpe-token")
+    ids = tokenizer.encode(text)
+    assert [int(s["data-id"]) for s in spans] == ids
+    assert b"".join(bytes.fromhex(s["data-bytes"]) for s in spans) == text.encode("utf-8")
+    assert [e["text"] for e in find(html, "bpe-token-text")][:3] == ["he", "llo", "␣w"]
+    assert one(html, "bpe-badge")["text"] == f"{len(ids)} tokens · {len(text)} characters · 15 bytes"
+    partial = [e["text"] for e in find(html, "bpe-partial")]
+    assert partial == ["\\xe4\\xbd", "\\xa0"]  # a Chinese character split across two tokens
+    colours = re.findall(r"hsla\((\d+),", html)
+    assert all(a != b for a, b in zip(colours, colours[1:]))
+
+
+def test_tokens_html_options_and_errors():
+    html = tokens_html("hi\n", FakeTokenizer(), show_bytes=False, lang="zh")
+    assert not find(html, "bpe-token-bytes") and "↵" in html and "个词元" in html
+    with pytest.raises(TypeError, match="encode"):
+        tokens_html("hi", object())
+
+
+def test_show_tokens_with_the_package_tokenizer():
+    tokenizer_module = pytest.importorskip("bpe_lab.tokenizer", reason="bpe_lab.tokenizer is not in this tree yet")
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"he", 257: b"ll"}
+    tokenizer = tokenizer_module.Tokenizer(vocab, [(b"h", b"e"), (b"l", b"l")], special_tokens=["<|endoftext|>"])
+    text = "hello 你<|endoftext|>"
+    spans = find(tokens_html(text, tokenizer), "bpe-token")
+    assert [int(s["data-id"]) for s in spans] == tokenizer.encode(text)
+    assert b"".join(bytes.fromhex(s["data-bytes"]) for s in spans) == text.encode("utf-8")
+    assert spans[-1]["text"].startswith("<|endoftext|>")
