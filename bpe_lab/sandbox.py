@@ -1,0 +1,245 @@
+"""Running a submitted notebook's cells in a kernel of their own, with limits.
+
+What the grader needs from a kernel, and why each piece is here:
+
+- **Limits.** A memory limit (``RLIMIT_AS``, set by the kernel process on
+  itself before ipykernel starts: jupyter_client cannot pass a ``preexec_fn``),
+  a file-size limit, a time limit per cell and one per notebook.
+- **A directory of its own.** The kernel starts in a fresh folder, and HOME
+  and IPython's folders point there, so ``rm -rf *``, a history file or a
+  matplotlib cache touch nothing else.
+- **Little memory in the grader.** Only errors and results sent with
+  ``RESULT_MIME`` are kept; a cell that prints megabytes is read and dropped.
+- **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
+  ``SIGKILL``, out of memory) a new kernel replays the replayable cells that
+  had worked, and the run continues with the next cell.
+
+This isolates honest mistakes; it is not a security sandbox against a
+determined attacker (use a container for that).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+__all__ = ["RESULT_MIME", "KERNEL_NAME", "Limits", "Cell", "Outcome", "write_kernelspec", "run_cells"]
+
+#: Results that code in the kernel reports to the grader travel as display
+#: data of this type; all other output is dropped.
+RESULT_MIME = "application/vnd.bpe-lab.probe+json"
+KERNEL_NAME = "bpe-lab-sandbox"
+_MAX_RESTARTS = 3
+_MAX_OUTPUTS = 10  # kept per cell: errors and results only
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one notebook."""
+
+    cell_timeout: float = 30.0
+    notebook_timeout: float = 300.0
+    memory_mb: int = 2048
+    file_size_mb: int = 64
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Code to run; ``replay``: run it again in a restarted kernel if it worked
+    (setup and answers yes, tests no: their result is already known)."""
+
+    source: str
+    replay: bool = True
+
+
+@dataclass
+class Outcome:
+    """What one cell did: ``status`` is ok, error, timeout, dead or not run."""
+
+    status: str
+    error: str = ""
+    results: list = field(default_factory=list)
+
+
+_LAUNCHER = """
+import resource, signal, sys
+memory, fsize = int(sys.argv.pop(1)), int(sys.argv.pop(1))
+resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+from ipykernel.kernelapp import launch_new_instance
+launch_new_instance()
+"""
+
+
+def write_kernelspec(folder: Path, limits: Limits) -> Path:
+    """Write a kernelspec whose process limits itself before ipykernel
+    starts; return the kernels folder to search."""
+    spec_dir = folder / "kernels" / KERNEL_NAME
+    spec_dir.mkdir(parents=True)
+    argv = [sys.executable, "-c", _LAUNCHER, str(limits.memory_mb << 20), str(limits.file_size_mb << 20), "-f", "{connection_file}"]
+    spec = {"argv": argv, "display_name": "BPE Lab grading sandbox", "language": "python"}
+    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    return folder / "kernels"
+
+
+def _kernel_env(workdir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env.update(
+        HOME=str(workdir),
+        IPYTHONDIR=str(workdir / ".ipython"),
+        MPLCONFIGDIR=str(workdir / ".matplotlib"),
+        PYTHONPATH=os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p),
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+        PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ written into the package from the kernel
+    )
+    return env
+
+
+@functools.lru_cache(maxsize=None)
+def _client_class():
+    """nbclient's client, keeping only errors and results."""
+    from nbclient import NotebookClient
+
+    class QuietClient(NotebookClient):
+        def process_message(self, msg, cell, cell_index):
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "status":  # "idle" ends the cell
+                return super().process_message(msg, cell, cell_index)
+            if len(cell.outputs) >= _MAX_OUTPUTS:
+                return None
+            if kind == "error":
+                content["traceback"] = [str(line)[-2000:] for line in content.get("traceback", [])[-5:]]
+                content["evalue"] = str(content.get("evalue", ""))[:1000]
+            elif not (kind == "display_data" and RESULT_MIME in content.get("data", {})):
+                return None
+            return super().process_message(msg, cell, cell_index)
+
+    return QuietClient
+
+
+class _Kernel:
+    """One kernel in ``workdir``; stop and start again to restart."""
+
+    def __init__(self, workdir: Path, kernel_dirs: Path, limits: Limits):
+        self.workdir, self.kernel_dirs, self.limits = workdir, kernel_dirs, limits
+        self.client = None
+        self.deadline = time.monotonic() + limits.notebook_timeout
+
+    async def start(self) -> None:
+        from jupyter_client import AsyncKernelManager
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        nb = nbformat.v4.new_notebook()
+        self.client = _client_class()(nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60)
+        self.client.km = AsyncKernelManager(
+            kernel_name=KERNEL_NAME,
+            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(self.kernel_dirs)]),
+            connection_file=str(self.kernel_dirs / f"connection-{id(self)}-{time.monotonic_ns()}.json"),
+        )
+        await self.client.async_start_new_kernel(
+            cwd=str(self.workdir), env=_kernel_env(self.workdir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        await self.client.async_start_new_kernel_client()
+
+    async def stop(self) -> None:
+        if self.client is not None and self.client.km is not None:
+            try:
+                await self.client._async_cleanup_kernel()
+            except Exception:  # noqa: BLE001 - a dead kernel may fail to clean up; nothing left to do
+                pass
+        self.client = None
+
+    async def run(self, source: str) -> Outcome:
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+        timeout = min(self.limits.cell_timeout, self.deadline - time.monotonic())
+        if timeout <= 0:
+            return Outcome("not run", f"not run: the notebook time limit ({self.limits.notebook_timeout:g} s) was reached")
+        cell = nbformat.v4.new_code_cell(source)
+        self.client.nb.cells = [cell]
+        self.client.timeout = max(1, round(timeout))
+        replies: list[dict] = []
+        self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
+        try:
+            await self.client.async_execute_cell(cell, 0)
+        except CellTimeoutError:
+            return Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
+        except DeadKernelError:
+            return Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        return _outcome(cell, replies)
+
+
+def _outcome(cell: nbformat.NotebookNode, replies: list[dict]) -> Outcome:
+    errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+    results = [o["data"][RESULT_MIME] for o in cell.outputs if o.get("output_type") == "display_data" and RESULT_MIME in o.get("data", {})]
+    status = (replies[-1].get("content", {}).get("status") if replies else None) or "error"
+    if errors or status != "ok":
+        text = _error_text(errors[0]) if errors else f"the cell ended with status {status!r}"
+        return Outcome("error", text, results)
+    return Outcome("ok", "", results)
+
+
+def _error_text(error: dict) -> str:
+    name, value = str(error.get("ename", "Error")), str(error.get("evalue", ""))
+    if name == "SystemExit":
+        return "SystemExit: the notebook called sys.exit() or exit()"
+    return f"{name}: {value}" if value else name
+
+
+async def run_cells(cells: list[Cell], workdir: Path, kernel_dirs: Path, limits: Limits) -> list[Outcome]:
+    """Run ``cells`` in order in a fresh kernel; one outcome per cell.
+
+    After a timeout or a dead kernel, a new kernel replays the replayable
+    cells that had worked and the run goes on (at most a few times). Cells
+    never reached get the reason the run stopped.
+    """
+    kernel = _Kernel(workdir, kernel_dirs, limits)
+    outcomes: list[Outcome] = []
+    replay: list[str] = []
+    restarts, stopped = 0, ""
+    try:
+        await kernel.start()
+        for cell in cells:
+            outcome = await kernel.run(cell.source)
+            outcomes.append(outcome)
+            if outcome.status == "ok" and cell.replay:
+                replay.append(cell.source)
+            if outcome.status == "not run":
+                stopped = outcome.error
+                break
+            if outcome.status in ("timeout", "dead"):
+                restarts += 1
+                stopped = "not run: too many kernel restarts" if restarts > _MAX_RESTARTS else await _restart(kernel, replay)
+                if stopped:
+                    break
+    except Exception as err:  # noqa: BLE001 - a kernel that cannot start must not crash the grader
+        hint = f" (is the memory limit of {limits.memory_mb} MB too low?)" if "before replying" in str(err) else ""
+        stopped = f"the kernel could not run this notebook: {type(err).__name__}: {err}{hint}"
+    finally:
+        await kernel.stop()
+    return outcomes + [Outcome("not run", stopped or "not run") for _ in cells[len(outcomes) :]]
+
+
+async def _restart(kernel: _Kernel, replay: list[str]) -> str:
+    """A fresh kernel with the cells that had worked run again; "" when
+    that worked, else why the run cannot go on."""
+    await kernel.stop()
+    await kernel.start()
+    for source in replay:
+        outcome = await kernel.run(source)
+        if outcome.status == "not run":
+            return outcome.error
+        if outcome.status in ("timeout", "dead"):
+            return f"not run: the kernel could not be restored ({outcome.error})"
+    return ""

@@ -1,0 +1,391 @@
+"""The grader: full marks for solutions, zero for stubs, exact losses for the
+classic mistakes, and a clear result (never a crash, never a false full
+score, never a changed file outside the temporary directory) for hostile and
+broken submissions.
+
+Every submission is built here from the solution notebooks, so the fixtures
+follow the solutions when they change. One grading run (two kernels at a time)
+is shared by all the asserts; it takes about 30 s on two busy cores.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+
+from bpe_lab.cli import main
+from bpe_lab.grader import Limits, assemble, grade, gradebook, load_tasks, parse_hidden
+from bpe_lab.release import release_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+
+# ------------------------------------------------------------ builders
+
+
+def _solution(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+
+
+def _answers(name: str) -> dict[str, str]:
+    """grade_id -> solution source of every answer cell."""
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in _solution(name).cells if c.metadata.get("nbgrader", {}).get("solution")}
+
+
+def submission(name: str, answers: dict[str, str] | None = None, *, solved: bool = True, prepend: str = "", edit=None) -> nbformat.NotebookNode:
+    """A student's notebook: the exercise with answer cells filled (from the
+    solution when ``solved``, then ``answers``), an optional extra first code
+    cell, and an optional ``edit(nb)`` for anything else."""
+    nb = release_notebook(_solution(name), name)
+    fill = {**(_answers(name) if solved else {}), **(answers or {})}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in fill:
+            cell.source = fill[gid]
+    if prepend:
+        first_code = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+        nb.cells.insert(first_code + 1, nbformat.v4.new_code_cell(prepend))
+    if edit:
+        edit(nb)
+    return nb
+
+
+def _drop_test_cells(nb: nbformat.NotebookNode) -> None:
+    nb.cells = [c for c in nb.cells if not c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def _blank_test_cells(nb: nbformat.NotebookNode) -> None:
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            cell.source = "pass"
+
+
+ENCODE = "03_encoding_encode_word_answer"
+DECODE = "03_encoding_decode_answer"
+
+WRONG = {
+    # classic mistakes: (notebook, answers) -> the points each task must keep
+    "unweighted_counts": ("02_training", {"02_training_count_pairs_answer": '''
+def count_pairs(corpus):
+    counts = {}
+    for symbols in corpus:
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + 1
+    return counts'''}),
+    "overlap_merge": ("02_training", {"02_training_merge_pair_answer": '''
+def merge_pair(symbols, pair):
+    out = list(symbols)
+    i = len(out) - 2
+    while i >= 0:  # right to left: ('a', 'a', 'a') becomes ('a', 'aa')
+        if (out[i], out[i + 1]) == pair:
+            out[i : i + 2] = [pair[0] + pair[1]]
+        i -= 1
+    return tuple(out)'''}),
+    "lexicographic_ties": ("02_training", {"02_training_train_answer": '''
+def train(word_freq, num_merges):
+    corpus = {tuple(word) + ("</w>",): freq for word, freq in word_freq.items()}
+    merges = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        pair = max(counts, key=lambda p: (counts[p], p))
+        merges.append(pair)
+        corpus = {merge_pair(s, pair): f for s, f in corpus.items()}
+    return merges'''}),
+    "lost_end_of_word_train": ("02_training", {"02_training_train_answer": '''
+def train(word_freq, num_merges):
+    corpus = {tuple(word): freq for word, freq in word_freq.items()}
+    merges = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts.values())
+        pair = next(p for p, c in counts.items() if c == best)
+        merges.append(pair)
+        corpus = {merge_pair(s, pair): f for s, f in corpus.items()}
+    return merges'''}),
+    "longest_match": ("03_encoding", {ENCODE: '''
+def encode_word(word, merges):
+    vocab = {a + b for a, b in merges}
+    symbols, out, i = list(word) + ["</w>"], [], 0
+    while i < len(symbols):
+        j = len(symbols)
+        while j > i + 1 and "".join(symbols[i:j]) not in vocab:
+            j -= 1
+        out.append("".join(symbols[i:j]))
+        i = j
+    return out'''}),
+    "lost_end_of_word_encode": ("03_encoding", {ENCODE: _answers("03_encoding")[ENCODE].replace(' + ["</w>"]', "")}),
+    "overlapping_gage_counts": ("01_compression", {"01_compression_most_frequent_pair_answer": '''
+def most_frequent_pair(data):
+    counts = {}
+    for pair in zip(data, data[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    best = max(counts.values())
+    return next((p, c) for p, c in counts.items() if c == best)'''}),
+    "special_tokens_split_into_bytes": ("05_bytelevel", {"05_bytelevel_encode_answer": _answers("05_bytelevel")["05_bytelevel_encode_answer"].replace(
+        "split_special(text, special_tokens)", "[(text, False)]")}),
+    "greedy_instead_of_viterbi": ("06_variants", {"06_variants_viterbi_answer": '''
+def viterbi(word, logprobs):
+    symbols, out, i = list(word) + ["</w>"], [], 0
+    while i < len(symbols):
+        j = len(symbols)
+        while j > i + 1 and "".join(symbols[i:j]) not in logprobs:
+            j -= 1
+        out.append("".join(symbols[i:j]))
+        i = j
+    return out'''}),
+}
+
+#: Points each wrong submission keeps, task by task (a mistake in a helper
+#: also costs the tasks that call it: train and first_mistake use count_pairs
+#: and merge_pair).
+WRONG_KEEPS = {
+    "unweighted_counts": {"count_pairs": 0, "merge_pair": 2, "train": 0, "first_mistake": 0},
+    "overlap_merge": {"count_pairs": 2, "merge_pair": 0, "train": 0, "first_mistake": 0},
+    "lexicographic_ties": {"count_pairs": 2, "merge_pair": 2, "train": 0, "first_mistake": 2},
+    "lost_end_of_word_train": {"count_pairs": 2, "merge_pair": 2, "train": 0, "first_mistake": 2},
+    "longest_match": {"encode_word": 0, "decode": 2},
+    "lost_end_of_word_encode": {"encode_word": 0, "decode": 2},
+    "overlapping_gage_counts": {"most_frequent_pair": 0, "compress": 0, "decompress": 2},
+    "special_tokens_split_into_bytes": {"bytes_to_unicode": 2, "encode": 0, "decode": 2},
+    "greedy_instead_of_viterbi": {"longest_match": 2, "viterbi": 0, "sp_decode": 2},
+}
+
+WRONG_HINTS = {
+    "unweighted_counts": "weight every occurrence by the word's frequency",
+    "overlap_merge": "skip an occurrence that overlaps one already joined",
+    "lexicographic_ties": "ties go to the pair met first",
+    "lost_end_of_word_train": "end-of-word marker",
+    "longest_match": "that is longest match",
+    "lost_end_of_word_encode": "the end-of-word marker is lost",
+    "overlapping_gage_counts": "non-overlapping",
+    "special_tokens_split_into_bytes": "find special tokens first",
+    "greedy_instead_of_viterbi": "try every cut position",
+}
+
+HOSTILE = {
+    # name -> (notebook, builder kwargs); all use 03_encoding: encode_word (3) then decode (2)
+    "sys_exit": {"answers": {ENCODE: "import sys\ndef encode_word(word, merges):\n    sys.exit()"}},
+    "os_exit": {"answers": {ENCODE: "import os\ndef encode_word(word, merges):\n    os._exit(0)"}},
+    "kernel_crash": {"answers": {ENCODE: "import os, signal\ndef encode_word(word, merges):\n    os.kill(os.getpid(), signal.SIGKILL)"}},
+    "crash_at_top": {"prepend": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "solved": False},
+    "megabytes_of_output": {"prepend": "for _ in range(200):\n    print('x' * 100_000)"},
+    "deletes_files": {"prepend": "import os, shutil\nfor entry in os.listdir('.'):\n    shutil.rmtree(entry, ignore_errors=True) if os.path.isdir(entry) else os.remove(entry)"},
+    "monkeypatches_bpe_lab": {"solved": False, "prepend": "import bpe_lab, bpe_lab.check\nfor name in dir(bpe_lab.check):\n    if name.startswith('check_'):\n        setattr(bpe_lab.check, name, lambda *a, **k: print('all good!'))\nbpe_lab.encode_word = lambda *a, **k: ['x']"},
+    "redefines_check": {"solved": False, "edit": lambda nb: nb.cells.insert(3, nbformat.v4.new_code_cell("class check:\n    def __getattr__(self, name):\n        return lambda *a: None\ncheck = check()"))},
+    "neuters_later_cells": {"solved": False, "prepend": "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])"},
+    "forges_probe_results": {"solved": False, "prepend": "import bpe_lab.check\nbpe_lab.check.check_encode_word = bpe_lab.check.check_decode = print\nimport IPython.display as d\n_real = d.publish_display_data\nd.publish_display_data = lambda data, *a, **k: _real({m: [{'repr': 'None'}] * len(v) for m, v in data.items()}, *a, **k)"},
+    "deleted_test_cells": {"solved": False, "edit": _drop_test_cells},
+    "blanked_test_cells": {"solved": False, "edit": _blank_test_cells},
+    "solved_without_test_cells": {"edit": _drop_test_cells},
+    "memory_hog": {"answers": {ENCODE: "def encode_word(word, merges):\n    hog = bytearray(8 << 30)\n    return []"}},
+}
+
+#: (points for encode_word, points for decode, a phrase the encode_word message must contain)
+HOSTILE_EXPECT = {
+    "sys_exit": (0, 2, "SystemExit"),
+    "os_exit": (0, 2, "kernel died"),
+    "kernel_crash": (0, 2, "kernel died"),
+    "crash_at_top": (0, 0, "not written yet"),
+    "megabytes_of_output": (3, 2, ""),
+    "deletes_files": (3, 2, ""),
+    "monkeypatches_bpe_lab": (0, 0, "hidden test 1"),
+    "redefines_check": (0, 0, "hidden test 1"),
+    "neuters_later_cells": (0, 0, "did not report back"),
+    "forges_probe_results": (0, 0, "hidden test"),
+    "deleted_test_cells": (0, 0, "not written yet"),
+    "blanked_test_cells": (0, 0, "not written yet"),
+    "solved_without_test_cells": (3, 2, ""),
+    "memory_hog": (0, 2, "MemoryError"),
+}
+
+LIMITS = Limits(cell_timeout=20, notebook_timeout=120, memory_mb=1536)
+
+
+def _tree_digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Write every submission into one folder, grade them all once."""
+    folder = tmp_path_factory.mktemp("submissions")
+    files: dict[str, Path] = {}
+
+    def add(key: str, nb_or_text, name: str) -> None:
+        path = folder / key / f"{name}.ipynb"
+        path.parent.mkdir()
+        path.write_text(nb_or_text if isinstance(nb_or_text, str) else nbformat.writes(nb_or_text), encoding="utf-8")
+        files[key] = path
+
+    for name in NAMES:
+        add(f"solution-{name}", _solution(name), name)
+        add(f"exercise-{name}", submission(name, solved=False), name)
+    for key, (name, answers) in WRONG.items():
+        add(key, submission(name, answers), name)
+    for key, kwargs in HOSTILE.items():
+        add(key, submission("03_encoding", **kwargs), "03_encoding")
+    add("corrupted", '{"cells": [ this is not json', "03_encoding")
+    add("not_a_notebook", "\x89PNG\r\n\x1a\n binary junk", "02_training")
+    add("unknown_assignment", nbformat.writes(nbformat.v4.new_notebook()), "homework")
+
+    before = {"solutions": _tree_digest(SOLUTIONS), "submissions": _tree_digest(folder)}
+    reports = grade(list(files.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
+    after = {"solutions": _tree_digest(SOLUTIONS), "submissions": _tree_digest(folder)}
+    by_key = {key: report for key, report in zip(files, reports)}
+    return {"reports": by_key, "before": before, "after": after, "folder": folder}
+
+
+def _points(report) -> dict[str, float]:
+    """Task name (grade_id without the notebook prefix) -> points."""
+    return {t.grade_id.split("_", 2)[2]: t.points for t in report.tasks}
+
+
+def _message(report, task: str) -> str:
+    return next(t.message for t in report.tasks if t.grade_id.endswith("_" + task))
+
+
+# ------------------------------------------------------------ solutions and stubs
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solutions_score_full_marks(graded, name):
+    report = graded["reports"][f"solution-{name}"]
+    assert report.total == report.max_total > 0, report.tasks
+    assert 2 <= len(report.tasks) <= 4
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_untouched_exercises_score_zero_with_a_message_per_task(graded, name):
+    report = graded["reports"][f"exercise-{name}"]
+    assert report.total == 0
+    for task in report.tasks:
+        assert "is not written yet" in task.message and "NotImplementedError" in task.message, task
+
+
+# ------------------------------------------------------------ classic mistakes
+
+
+@pytest.mark.parametrize("key", sorted(WRONG))
+def test_a_classic_mistake_loses_exactly_its_points(graded, key):
+    report = graded["reports"][key]
+    assert _points(report) == WRONG_KEEPS[key]
+
+
+@pytest.mark.parametrize("key", sorted(WRONG))
+def test_a_classic_mistake_gets_its_specific_hint(graded, key):
+    report = graded["reports"][key]
+    lost = [t for t in report.tasks if t.points == 0]
+    assert WRONG_HINTS[key] in lost[0].message, lost[0].message
+
+
+# ------------------------------------------------------------ hostile and broken
+
+
+@pytest.mark.parametrize("key", sorted(HOSTILE))
+def test_hostile_submission_gets_a_clear_result(graded, key):
+    report = graded["reports"][key]
+    encode_points, decode_points, phrase = HOSTILE_EXPECT[key]
+    assert _points(report) == {"encode_word": encode_points, "decode": decode_points}, report.tasks
+    assert phrase in _message(report, "encode_word")
+
+
+def test_reports_stay_small_whatever_the_output(graded):
+    for report in graded["reports"].values():
+        assert len(json.dumps(report.to_dict())) < 5000
+
+
+def test_no_file_outside_the_temporary_directory_changes(graded):
+    assert graded["before"] == graded["after"]
+
+
+@pytest.mark.parametrize("key", ["corrupted", "not_a_notebook"])
+def test_a_file_that_is_not_a_notebook_scores_zero_on_every_task(graded, key):
+    report = graded["reports"][key]
+    assert report.tasks and report.total == 0
+    assert all("not a readable notebook" in t.message for t in report.tasks)
+
+
+def test_an_unknown_assignment_is_reported_not_graded(graded):
+    report = graded["reports"]["unknown_assignment"]
+    assert report.tasks == [] and "cannot tell which assignment" in report.error
+
+
+def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_and_grading_goes_on(tmp_path):
+    looping = "def encode_word(word, merges):\n    while True:\n        try:\n            print('spam' * 1000)\n        except BaseException:\n            pass"
+    path = tmp_path / "03_encoding.ipynb"
+    nbformat.write(submission("03_encoding", {ENCODE: looping}), path)
+    report = grade([path], solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=2, notebook_timeout=60))[0]
+    assert _points(report) == {"encode_word": 0, "decode": 2}
+    assert "timed out" in _message(report, "encode_word")
+
+
+def test_the_notebook_time_limit_marks_the_remaining_tasks(tmp_path):
+    slow = "import time\ntime.sleep(2.5)"
+    path = tmp_path / "03_encoding.ipynb"
+    nbformat.write(submission("03_encoding", prepend=slow), path)
+    report = grade([path], solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=10, notebook_timeout=2))[0]
+    assert report.total == 0
+    assert all("time limit" in t.message for t in report.tasks), report.tasks
+
+
+# ------------------------------------------------------------ gradebook and CLI
+
+
+def test_gradebook_has_a_row_per_submission_and_a_column_per_task(graded):
+    reports = [graded["reports"][k] for k in ("solution-02_training", "unweighted_counts", "exercise-02_training")]
+    book = gradebook(reports)
+    assert list(book.columns) == ["submission", "assignment", "02_training_count_pairs", "02_training_merge_pair",
+                                  "02_training_train", "02_training_first_mistake", "total", "max", "error"]
+    assert book["total"].tolist() == [9, 2, 0]
+
+
+def test_cli_grades_a_folder_into_a_csv(tmp_path, capsys):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(_solution("03_encoding"), folder / "alice_03_encoding.ipynb")
+    nbformat.write(submission("03_encoding", solved=False), folder / "bob.ipynb")
+    out = tmp_path / "gradebook.csv"
+    assert main(["grade", str(folder), "--solutions", str(SOLUTIONS), "--out", str(out), "--json"]) == 0
+    reports = json.loads(capsys.readouterr().out)
+    assert [r["total"] for r in reports] == [5, 0]
+    assert pd.read_csv(out)["total"].tolist() == [5, 0]
+
+
+# ------------------------------------------------------------ how hidden tests are read
+
+
+def test_every_graded_cell_has_hidden_tests_the_grader_can_read():
+    for name in NAMES:
+        for task in load_tasks(_solution(name)):
+            assert task.cases and task.points > 0, task.grade_id
+
+
+def test_hidden_tests_must_be_literal_comparisons():
+    assert parse_hidden("assert f(1) == {'a': (1, 2)}")[0].expected == {"a": (1, 2)}
+    with pytest.raises(ValueError, match="assert CALL == LITERAL"):
+        parse_hidden("assert f(1) == g(2)")
+    with pytest.raises(ValueError, match="assert CALL == LITERAL"):
+        parse_hidden("x = f(1)")
+
+
+def test_test_cells_come_from_the_solution_whatever_the_submission_did():
+    solution = _solution("03_encoding")
+    tampered = submission("03_encoding", edit=_blank_test_cells)
+    tampered.cells.reverse()
+    steps = assemble(solution, tampered)
+    tests = [s for s in steps if s.role == "test"]
+    assert {s.grade_id for s in tests} == {"03_encoding_encode_word", "03_encoding_decode"}
+    assert all("__bpe_lab_probe" in s.source for s in tests)
