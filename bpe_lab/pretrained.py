@@ -1,0 +1,105 @@
+"""GPT-2's tokenizer, offline: the real thing, from a file shipped in the package.
+
+OpenAI's GPT-2 vocabulary ships here as ``data/gpt2.tiktoken`` (MIT licence,
+copied from the ``openai-whisper`` source distribution; see
+``data/gpt2.tiktoken.LICENSE.txt``). That is tiktoken's format: one line per
+token, ``<base64 of its bytes> <rank>``, and no merge list. A rank is enough
+because in BPE every token after the 256 bytes *is* a merge, learned in rank
+order: to find which two tokens a token was merged from, encode its bytes with
+the merges recovered so far; exactly two pieces must be left, and they are
+the merge. This module does that once and caches it.
+
+>>> tok = gpt2_tokenizer()
+>>> tok.encode("Hello world<|endoftext|>")
+[15496, 995, 50256]
+>>> tok.decode([15496, 995])
+'Hello world'
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+
+from .bytelevel_encode import scan_merges
+from .textfile import read_text
+from .tokenizer import Tokenizer
+
+__all__ = ["GPT2_RANKS_PATH", "ENDOFTEXT", "gpt2_tokenizer", "load_tiktoken_ranks", "merges_from_ranks"]
+
+GPT2_RANKS_PATH = Path(__file__).parent / "data" / "gpt2.tiktoken"
+
+#: GPT-2's only special token; its id is 50256, one past the last rank.
+ENDOFTEXT = "<|endoftext|>"
+
+
+def load_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
+    """Read a ``.tiktoken`` file into ``{token bytes: rank}``.
+
+    A malformed line raises ValueError with its line number.
+    """
+    ranks: dict[bytes, int] = {}
+    for number, line in enumerate(read_text(path).splitlines(), start=1):  # O(lines)
+        if not line:
+            continue
+        fields = line.split()
+        try:
+            if len(fields) != 2:
+                raise ValueError("expected '<base64 token> <rank>'")
+            token, rank = base64.b64decode(fields[0], validate=True), int(fields[1])
+        except (ValueError, binascii.Error) as err:
+            raise ValueError(f"{path}, line {number}: {err}: {line[:80]!r}") from None
+        if token in ranks:
+            raise ValueError(f"{path}, line {number}: token {token!r} already has rank {ranks[token]}")
+        ranks[token] = rank
+    return ranks
+
+
+def merges_from_ranks(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """The merge list hidden in a rank table.
+
+    Ranks must be 0..n-1 with the 256 single bytes among them. Each longer
+    token, in rank order, is encoded with the merges found so far; the two
+    pieces left are its merge. O(sum over tokens of length^2), about a third of
+    a second for GPT-2.
+
+    >>> merges_from_ranks({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257})
+    [(b'a', b'b'), (b'ab', b'c')]
+    """
+    by_rank = sorted(ranks.items(), key=lambda item: item[1])
+    if [rank for _, rank in by_rank] != list(range(len(by_rank))):
+        raise ValueError("ranks must be the numbers 0..n-1, each used once")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"ranks have no entry for the single byte 0x{missing[0]:02x}")
+    pair_ranks: dict[tuple[bytes, bytes], int] = {}
+    merges: list[tuple[bytes, bytes]] = []
+    for token, rank in by_rank:  # one encode per token
+        if len(token) == 1:
+            continue
+        parts = scan_merges(token, pair_ranks)
+        if len(parts) != 2:
+            raise ValueError(f"token {token!r} (rank {rank}) is not one merge of two earlier tokens: {parts!r}")
+        pair_ranks[(parts[0], parts[1])] = len(merges)
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+@lru_cache(maxsize=1)
+def _gpt2_model() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
+    return {rank: token for token, rank in ranks.items()}, merges_from_ranks(ranks)
+
+
+def gpt2_tokenizer() -> Tokenizer:
+    """GPT-2's tokenizer: 50,257 ids, ``<|endoftext|>`` = 50256, no network.
+
+    Each call returns a new Tokenizer (with an empty pre-token cache); the
+    file is read and the merges recovered only on the first call.
+    """
+    vocab, merges = _gpt2_model()
+    return Tokenizer(vocab, merges, [ENDOFTEXT])

@@ -1,0 +1,259 @@
+"""Tokenizer files: bpe_lab's own JSON, GPT-2's vocab.json + merges.txt, and a
+listing for people.
+
+A byte-level vocabulary is bytes, and bytes are not text, so both file formats
+write each token with GPT-2's printable stand-in per byte (``bytes_unicode``):
+``" the"`` is stored as ``"Ġthe"``. That keeps the files valid UTF-8 JSON and
+text, and keeps ours readable by anyone who knows GPT-2's.
+
+- ``save_tokenizer`` / ``load_tokenizer``: one JSON file with the vocabulary
+  (id -> token), the merges in order, and the special tokens, one entry per
+  line so that an error can name its line; beside it a ``.vocab`` listing
+  with each token as text and the merge that made it.
+- ``read_gpt2_files`` / ``write_gpt2_files``: GPT-2's format, as used by
+  OpenAI's release and HF tokenizers: ``vocab.json`` maps token -> id,
+  ``merges.txt`` holds ``#version: 0.2`` then one ``left right`` per line.
+
+Every reader reports a bad file by path and line number.
+
+>>> render_token(" the\\n".encode())
+' the\\\\n'
+>>> render_token("é".encode()[:1])
+'\\\\xc3'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .bytes_unicode import printable_to_token, token_to_printable
+from .textfile import read_text
+from .tokenizer import merge_problem
+
+if TYPE_CHECKING:
+    from .tokenizer import Tokenizer
+
+__all__ = [
+    "FORMAT",
+    "listing_path",
+    "render_token",
+    "save_tokenizer",
+    "load_tokenizer",
+    "read_gpt2_files",
+    "write_gpt2_files",
+]
+
+FORMAT = "bpe_lab.Tokenizer"
+VERSION = 1
+
+
+def listing_path(path: str | os.PathLike) -> Path:
+    """Where the human-readable listing of the tokenizer at ``path`` goes."""
+    return Path(path).with_suffix(".vocab")
+
+
+def render_token(token: bytes) -> str:
+    """A token as readable text: UTF-8 where it decodes, ``\\xNN`` for a byte
+    that does not (half a character), and escapes for control characters."""
+    text = token.decode("utf-8", "backslashreplace")
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+# ------------------------------------------------------------- bpe_lab JSON
+
+
+def save_tokenizer(tokenizer: "Tokenizer", path: str | os.PathLike) -> None:
+    """Write ``tokenizer`` as JSON at ``path`` and its listing beside it."""
+    path = Path(path)
+    dump = _json_text
+    vocab_lines = [f"  {dump(str(i))}: {dump(token_to_printable(t))}" for i, t in sorted(tokenizer.vocab.items())]
+    merge_lines = [f"  [{dump(token_to_printable(a))}, {dump(token_to_printable(b))}]" for a, b in tokenizer.merges]
+    lines = [
+        "{",
+        f'"format": {dump(FORMAT)},',
+        f'"version": {VERSION},',
+        f'"special_tokens": {dump(tokenizer.special_tokens)},',
+        '"vocab": {',
+        ",\n".join(vocab_lines),
+        "},",
+        '"merges": [',
+        ",\n".join(merge_lines),
+        "]",
+        "}",
+    ]
+    path.write_text("\n".join(line for line in lines if line) + "\n", encoding="utf-8")
+    listing_path(path).write_text(_listing(tokenizer), encoding="utf-8")
+
+
+def _json_text(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _listing(tokenizer: "Tokenizer") -> str:
+    made_by = {a + b: (a, b) for a, b in tokenizer.merges}
+    special = {tokenizer.vocab[i] for i in tokenizer.special_ids.values()}
+    lines = [
+        f"# {len(tokenizer.vocab)} ids, {len(tokenizer.merges)} merges, special tokens {tokenizer.special_tokens}",
+        "# id<TAB>token<TAB>how it was made (tokens as text; \\xNN is a byte that is part of a character)",
+    ]
+    for token_id, token in sorted(tokenizer.vocab.items()):
+        if token in special:
+            origin = "special token"
+        elif token in made_by:
+            left, right = made_by[token]
+            origin = f"[{render_token(left)}] + [{render_token(right)}]"
+        else:
+            origin = "byte" if len(token) == 1 else ""
+        lines.append(f"{token_id}\t[{render_token(token)}]\t{origin}")
+    return "\n".join(lines) + "\n"
+
+
+def load_tokenizer(path: str | os.PathLike, cls: type | None = None) -> "Tokenizer":
+    """Read a tokenizer written by ``save_tokenizer``."""
+    if cls is None:
+        from .tokenizer import Tokenizer as cls
+    text = read_text(path)
+    data = _parse_json(text, path)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a bpe_lab tokenizer file (no \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise ValueError(f"{path}: version {data.get('version')!r} is not one this bpe_lab reads ({VERSION})")
+    for key, kind in (("vocab", dict), ("merges", list), ("special_tokens", list)):
+        if not isinstance(data.get(key), kind):
+            raise ValueError(f"{path}: \"{key}\" must be a JSON {'object' if kind is dict else 'array'}")
+    vocab: dict[int, bytes] = {}
+    for key, value in data["vocab"].items():  # O(vocabulary size)
+        try:
+            if not (key.isdigit() and key.isascii()):
+                raise ValueError(f"vocab id {key!r} is not a non-negative integer")
+            vocab[int(key)] = _token(value)
+        except ValueError as err:
+            raise ValueError(_where(path, text, json.dumps(key, ensure_ascii=False) + ":") + str(err)) from None
+    merges = []
+    produced: set[bytes] = set()
+    id_of = {token: i for i, token in vocab.items()}
+    for number, pair in enumerate(data["merges"]):  # O(number of merges)
+        try:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise ValueError(f"{pair!r} is not a pair of tokens")
+            merge = (_token(pair[0]), _token(pair[1]))
+            problem = merge_problem(merge, id_of, produced)
+            if problem:
+                raise ValueError(problem)
+        except ValueError as err:
+            # save_tokenizer writes one merge per line, right below '"merges": ['
+            where = _where(path, text, '"merges"', after=number + 1)
+            raise ValueError(f"{where}merge {number} {err}") from None
+        produced.add(merge[0] + merge[1])
+        merges.append(merge)
+    return cls(vocab, merges, data["special_tokens"])
+
+
+# ------------------------------------------------------------- GPT-2 format
+
+
+def read_gpt2_files(
+    vocab_path: str | os.PathLike, merges_path: str | os.PathLike
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Read GPT-2's ``vocab.json`` and ``merges.txt`` into ids -> bytes and
+    the merge list; any problem raises ValueError naming the file and line."""
+    text = read_text(vocab_path)
+    table = _parse_json(text, vocab_path)
+    if not isinstance(table, dict):
+        raise ValueError(f"{vocab_path}: expected a JSON object mapping token -> id")
+    vocab: dict[int, bytes] = {}
+    token_of: dict[int, str] = {}
+    for key, token_id in table.items():  # O(vocabulary size)
+        try:
+            if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+                raise ValueError(f"token {key!r} has id {token_id!r}; ids must be non-negative integers")
+            if token_id in vocab:
+                raise ValueError(f"tokens {token_of[token_id]!r} and {key!r} both have id {token_id}")
+            vocab[token_id] = _token(key)
+        except ValueError as err:  # find the line only now: a search per entry would be O(V * file size)
+            needles = (json.dumps(key, ensure_ascii=False) + ":", json.dumps(key) + ":")
+            raise ValueError(_where(vocab_path, text, *needles) + str(err)) from None
+        token_of[token_id] = key
+    return vocab, _read_merges_txt(merges_path, {token: i for i, token in vocab.items()})
+
+
+def _read_merges_txt(path: str | os.PathLike, id_of: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
+    merges: list[tuple[bytes, bytes]] = []
+    seen: dict[tuple[bytes, bytes], int] = {}
+    produced: set[bytes] = set()
+    for number, line in enumerate(read_text(path).split("\n"), start=1):  # O(lines)
+        line = line.rstrip("\r")
+        if not line or (number == 1 and line.startswith("#version")):
+            continue
+        where = f"{path}, line {number}: "
+        parts = line.split(" ")
+        if len(parts) != 2 or not all(parts):
+            raise ValueError(f"{where}expected two tokens separated by one space, got {line!r}")
+        try:
+            pair = (_token(parts[0]), _token(parts[1]))
+        except ValueError as err:
+            raise ValueError(f"{where}{err}") from None
+        problem = merge_problem(pair, id_of, produced)
+        if problem:
+            raise ValueError(f"{where}merge {problem}")
+        if pair in seen:
+            raise ValueError(f"{where}merge {line!r} repeats line {seen[pair]}")
+        seen[pair] = number
+        produced.add(pair[0] + pair[1])
+        merges.append(pair)
+    return merges
+
+
+def write_gpt2_files(
+    vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], vocab_path: str | os.PathLike, merges_path: str | os.PathLike
+) -> None:
+    """Write ``vocab`` and ``merges`` in GPT-2's format (readable by
+    ``read_gpt2_files`` and by HF tokenizers' byte-level BPE)."""
+    table = {token_to_printable(token): token_id for token_id, token in sorted(vocab.items())}
+    Path(vocab_path).write_text(json.dumps(table, ensure_ascii=False) + "\n", encoding="utf-8")
+    lines = ["#version: 0.2"] + [f"{token_to_printable(a)} {token_to_printable(b)}" for a, b in merges]
+    Path(merges_path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def _parse_json(text: str, path: str | os.PathLike) -> object:
+    """``json.loads`` whose errors name the file and line, and which refuses
+    a key given twice (plain json would silently keep the last one)."""
+
+    def no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+        result: dict = {}
+        for key, value in pairs:
+            if key in result:
+                needle = json.dumps(key, ensure_ascii=False) + ":"
+                second = text.find(needle, text.find(needle) + 1)
+                line = f", line {text.count(chr(10), 0, second) + 1}" if second >= 0 else ""
+                raise ValueError(f"{path}{line}: the key {key!r} appears twice")
+            result[key] = value
+        return result
+
+    try:
+        return json.loads(text, object_pairs_hook=no_duplicates)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}, line {err.lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
+
+
+def _where(path: str | os.PathLike, text: str, *needles: str, after: int = 0) -> str:
+    """``"path, line N: "`` for the first of ``needles`` found in ``text``
+    (``after`` lines below it), or ``"path: "`` if none is found."""
+    for needle in needles:
+        at = text.find(needle)
+        if at >= 0:
+            return f"{path}, line {text.count(chr(10), 0, at) + 1 + after}: "
+    return f"{path}: "
+
+
+def _token(printable: object) -> bytes:
+    if not isinstance(printable, str) or not printable:
+        raise ValueError(f"token {printable!r} is not a non-empty string")
+    return printable_to_token(printable)
