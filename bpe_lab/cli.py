@@ -10,9 +10,12 @@ import argparse
 import sys
 import warnings
 
+from .bench import add_bench_command
 from .encode import encode_text
+from .grader import add_grade_command
 from .mergefile import load_merges, save_merges
 from .pretokenize import word_frequencies
+from .release import add_release_command
 from .textfile import read_text
 from .train import TIE_BREAKS, train_bpe
 
@@ -51,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     encode.add_argument("--merges-file", required=True, help="a file written by 'bpe-lab train --out'")
     encode.add_argument("words", nargs="*")
     encode.set_defaults(run=_encode)
+
+    add_release_command(sub)
+    add_grade_command(sub)
+    add_bench_command(sub)
     return parser
 
 

@@ -253,17 +253,28 @@ def _check_num_merges(num_merges: object) -> int:
     return num_merges
 
 
-def _train(word_freq, num_merges, tie_break, end_of_word, start_of_word) -> Trace:
+def _warn_if_short(num_merges: int, learned: int, *, stacklevel: int) -> None:
+    """Warn that training stopped early; shared by every trainer so the
+    message is the same whichever one a learner calls."""
+    if learned < num_merges:
+        warnings.warn(
+            f"asked for {num_merges} merges but only {learned} were possible: "
+            "every word is now a single symbol",
+            stacklevel=stacklevel,
+        )
+
+
+def _setup(word_freq, num_merges, tie_break, end_of_word, start_of_word) -> tuple[Corpus, int]:
+    """Check every argument of a trainer; the split corpus and num_merges."""
     num_merges = _check_num_merges(num_merges)
     _check_tie_break(tie_break)
-    corpus = corpus_from_word_freq(word_freq, end_of_word=end_of_word, start_of_word=start_of_word)
+    return corpus_from_word_freq(word_freq, end_of_word=end_of_word, start_of_word=start_of_word), num_merges
+
+
+def _train(word_freq, num_merges, tie_break, end_of_word, start_of_word) -> Trace:
+    corpus, num_merges = _setup(word_freq, num_merges, tie_break, end_of_word, start_of_word)
     rounds = tuple(_rounds(corpus, num_merges, tie_break))
-    if len(rounds) < num_merges:
-        warnings.warn(
-            f"asked for {num_merges} merges but only {len(rounds)} were possible: "
-            "every word is now a single symbol",
-            stacklevel=3,
-        )
+    _warn_if_short(num_merges, len(rounds), stacklevel=4)
     return Trace(corpus, rounds, tie_break, end_of_word, start_of_word, num_merges)
 
 
@@ -302,4 +313,9 @@ def train_bpe(
     word became a single symbol), training stops early with a warning saying
     how many were learned.
     """
-    return _train(word_freq, num_merges, tie_break, end_of_word, start_of_word).merges
+    corpus, num_merges = _setup(word_freq, num_merges, tie_break, end_of_word, start_of_word)
+    # Keep only the pairs: each Round holds every pair count and the whole
+    # corpus, so keeping them all (train_trace does) costs O(N) memory per round.
+    merges = [r.pair for r in _rounds(corpus, num_merges, tie_break)]
+    _warn_if_short(num_merges, len(merges), stacklevel=3)
+    return merges

@@ -1,0 +1,388 @@
+"""Benchmarks for chapter 04: how fast is each BPE path, measured side by side.
+
+One run prints one table of ratios, so every comparison is made on the same
+machine under the same load (absolute seconds mean little on a shared
+machine; ratios measured in the same run mean more):
+
+- the textbook trainer (``train.train_bpe``) against the incremental one
+  (``train_fast.train_fast``), on ~1 MB of text;
+- ``bytelevel_train.train_bytelevel`` against Hugging Face ``tokenizers``
+  (Rust, one thread) at a 10,000-entry vocabulary on a ~30 MB corpus, each
+  in a fresh process so that its peak memory is its own;
+- the small case: ~130 KB of English, vocabulary 500;
+- encoding throughput, if the encoder (``bpe_lab.tokenizer``) is there.
+
+The corpus is real text that needs no download: every ``.py``, ``.txt`` and
+``.rst`` file of this Python's standard library joined with
+``<|endoftext|>``, built once into a cache file.
+
+    bpe-lab bench            # the full run: about 3 minutes, 2 of them the textbook trainer
+    bpe-lab bench --quick    # small sizes: a few seconds (the test suite runs this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+__all__ = ["Row", "Sizes", "stdlib_corpus", "english_sample", "run_benchmarks", "format_table", "add_bench_command"]
+
+ENDOFTEXT = "<|endoftext|>"
+_ONE_THREAD = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+_SUFFIXES = (".py", ".txt", ".rst")
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How big each benchmark is; ``Sizes.quick()`` for a smoke run."""
+
+    corpus_bytes: int | None = None  # None: the whole standard library (~30 MB)
+    textbook_bytes: int = 1_000_000
+    fast_merges: int = 2_000
+    textbook_merges: int = 2_000  # fewer: timed on the first rounds and extrapolated
+    vocab_size: int = 10_000
+    small_bytes: int = 130_000
+    small_vocab: int = 500
+    encode_bytes: int = 5_000_000
+    repeat: int = 2  # best of: the big runs alternate ours / HF this many times
+
+    @classmethod
+    def quick(cls) -> "Sizes":
+        return cls(corpus_bytes=1_000_000, textbook_bytes=50_000, fast_merges=200, textbook_merges=20, vocab_size=1_000, encode_bytes=200_000, repeat=1)
+
+
+@dataclass
+class Row:
+    """One line of the table: our time, the reference's, and notes."""
+
+    case: str
+    ours: str
+    reference: str = ""
+    ratio: str = ""
+    memory: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+# -- corpora ---------------------------------------------------------------
+
+
+def _stdlib_files() -> Iterator[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    for path in sorted(root.rglob("*")):  # sorted: the same corpus on every run
+        if path.suffix in _SUFFIXES and "site-packages" not in path.parts and "dist-packages" not in path.parts and path.is_file():
+            yield path
+
+
+def stdlib_corpus(cache_dir: str | os.PathLike | None = None, max_bytes: int | None = None) -> Path:
+    """The standard-library corpus as a UTF-8 file (built once, then cached).
+
+    Files that are not valid UTF-8 (a few test fixtures) are skipped. With
+    ``max_bytes`` only the first files, up to about that size, are joined.
+    """
+    cache = Path(cache_dir or os.environ.get("BPE_LAB_CACHE") or Path.home() / ".cache" / "bpe_lab")
+    version = "{}.{}.{}".format(*sys.version_info[:3])
+    path = cache / f"stdlib-{version}-{max_bytes or 'all'}.txt"
+    if path.exists():
+        return path
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("wb", dir=cache, delete=False) as out:
+        try:
+            _write_corpus(out, max_bytes)
+        except BaseException:
+            os.unlink(out.name)
+            raise
+    os.replace(out.name, path)  # atomic: a half-built corpus is never used
+    return path
+
+
+def _write_corpus(out, max_bytes: int | None) -> None:
+    separator, size = ENDOFTEXT.encode(), 0
+    for source in _stdlib_files():  # one file in memory at a time
+        try:
+            data = source.read_bytes()
+            data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        out.write(separator + data if size else data)
+        size += len(data) + len(separator)
+        if max_bytes and size >= max_bytes:
+            break
+
+
+def english_sample(num_bytes: int = 130_000) -> str:
+    """About ``num_bytes`` of English prose: the course's Python documentation
+    corpus if present, else the same topics from the standard library."""
+    try:
+        from .corpora import python_docs
+
+        text = python_docs()
+    except ImportError:  # pragma: no cover - the corpora module ships with the course
+        from pydoc_data.topics import topics
+
+        text = "\n\n".join(topics[name] for name in sorted(topics))
+    return text.encode("utf-8")[:num_bytes].decode("utf-8", errors="ignore")
+
+
+# -- timing ----------------------------------------------------------------
+
+
+def _best_time(func: Callable[[], object], repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _in_fresh_process(function: str, *args: object, env: dict[str, str] | None = None) -> dict:
+    """Run ``bpe_lab.bench.<function>(*args)`` in a new interpreter and return
+    the JSON it prints: a fresh process has its own peak memory."""
+    package_root = str(Path(__file__).resolve().parent.parent)
+    child_env = {**os.environ, **(env or {})}
+    child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, child_env.get("PYTHONPATH")]))
+    code = f"import json, bpe_lab.bench as b; print(json.dumps(b.{function}(*{args!r})))"
+    result = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"benchmark {function} failed:\n{result.stderr[-2000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _peak_mb(who: int) -> float:
+    """Peak resident memory in MB. For this process, Linux's VmHWM when
+    available: ``ru_maxrss`` survives ``exec``, so a child started by a big
+    parent would report the parent's peak."""
+    import resource
+
+    if who == resource.RUSAGE_SELF:
+        try:
+            with open("/proc/self/status") as status:
+                for line in status:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:  # pragma: no cover - not Linux
+            pass
+    return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
+
+
+def _child_bytelevel(path: str, vocab_size: int, workers: int | None) -> dict:
+    """(In a fresh process.) Time train_bytelevel; peak RSS of this process
+    and of the largest counting worker."""
+    import resource
+
+    from .bytelevel_train import train_bytelevel
+
+    start = time.perf_counter()
+    _, merges = train_bytelevel(path, vocab_size, [ENDOFTEXT], workers=workers, progress=False)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "merges": len(merges), "peak_mb": _peak_mb(resource.RUSAGE_SELF), "worker_mb": _peak_mb(resource.RUSAGE_CHILDREN)}
+
+
+def _child_hf(path: str, vocab_size: int) -> dict:
+    """(In a fresh process, RAYON_NUM_THREADS=1.) Time HF tokenizers' BPE
+    trainer with GPT-2's byte-level pre-tokenizer and the 256 bytes."""
+    import resource
+
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    start = time.perf_counter()
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=[ENDOFTEXT], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tokenizer.train([path], trainer)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "merges": tokenizer.get_vocab_size() - 257, "peak_mb": _peak_mb(resource.RUSAGE_SELF)}
+
+
+# -- the benchmarks -----------------------------------------------------------
+
+
+def bench_textbook_vs_fast(text: str, sizes: Sizes) -> Row:
+    """train_bpe vs train_fast on the white-space words of ``text``. The
+    textbook trainer costs O(N) per round; if ``textbook_merges`` is below
+    ``fast_merges`` it is timed on the first rounds only and scaled
+    linearly, an over-estimate (its rounds get cheaper as words shrink),
+    and the row says so."""
+    from .pretokenize import word_frequencies
+    from .train import train_bpe
+    from .train_fast import train_fast
+
+    word_freq = word_frequencies(text)
+    n, k = sizes.fast_merges, min(sizes.textbook_merges, sizes.fast_merges)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fast = _best_time(lambda: train_fast(word_freq, n), repeat=3)
+        textbook = _best_time(lambda: train_bpe(word_freq, k))
+        fast_k = _best_time(lambda: train_fast(word_freq, k), repeat=3) if k < n else fast
+    case = f"textbook trainer, {n:,} merges, {len(text.encode()) / 1e6:.2f} MB, {len(word_freq):,} distinct words"
+    row = Row(case, f"train_fast {fast:.2f} s")
+    if k == n:
+        row.reference, row.ratio = f"train_bpe {textbook:.1f} s", f"{textbook / fast:,.0f}x faster"
+        return row
+    estimate = textbook * n / k
+    row.reference, row.ratio = f"train_bpe ~{estimate:.0f} s (est.)", f"~{estimate / fast:,.0f}x faster (est.)"
+    row.notes.append(
+        f"train_bpe timed at {k} merges only ({textbook:.2f} s, {textbook / fast_k:.0f}x train_fast's {fast_k:.2f} s there) "
+        f"and scaled by {n}/{k}: an over-estimate; a full run (no --quick or --textbook-merges) measures it"
+    )
+    return row
+
+
+def _alternate_runs(path: Path, sizes: Sizes) -> dict[str, dict]:
+    """The best run of each contender: ours with the default workers, ours
+    in one process, and HF (or ``{"error": ...}``). They take turns, so that
+    a burst of load from other processes hits all of them alike."""
+    runs: dict[str, list[dict]] = {"workers": [], "one process": [], "hf": []}
+    for _ in range(sizes.repeat):
+        runs["workers"].append(_in_fresh_process("_child_bytelevel", str(path), sizes.vocab_size, None))
+        runs["one process"].append(_in_fresh_process("_child_bytelevel", str(path), sizes.vocab_size, 1))
+        try:
+            runs["hf"].append(_in_fresh_process("_child_hf", str(path), sizes.vocab_size, env=_ONE_THREAD))
+        except RuntimeError as err:
+            runs["hf"].append({"error": str(err).splitlines()[-1]})
+    fastest = lambda run: run.get("seconds", float("inf"))  # noqa: E731
+    return {name: min(results, key=fastest) for name, results in runs.items()}
+
+
+def bench_bytelevel_vs_hf(path: Path, sizes: Sizes) -> list[Row]:
+    """train_bytelevel (counting in worker processes, then in one process)
+    vs HF tokenizers' trainer with one thread; best of ``sizes.repeat``,
+    each run in a fresh process for its peak memory."""
+    best = _alternate_runs(path, sizes)
+    size_mb = path.stat().st_size / 1e6
+    rows = []
+    for name, label in (("workers", f"counting in up to {os.cpu_count()} processes"), ("one process", "one process")):
+        ours = best[name]
+        row = Row(f"byte-level training, vocab {sizes.vocab_size:,}, {size_mb:.1f} MB, {label}", f"train_bytelevel {ours['seconds']:.2f} s")
+        row.memory = f"ours {ours['peak_mb']:.0f} MB" + (f" + {ours['worker_mb']:.0f} MB per worker" if ours["worker_mb"] else "")
+        rows.append(_versus_hf(row, ours, best["hf"]))
+    rows[0].notes.append(
+        f"best of {sizes.repeat}, each in a fresh process; HF does not cut {ENDOFTEXT} out and pre-tokenizes "
+        "line by line, so its merges differ slightly"
+    )
+    return rows
+
+
+def _versus_hf(row: Row, ours: dict, hf: dict) -> Row:
+    if "error" in hf:
+        row.notes.append(f"HF tokenizers skipped: {hf['error']}")
+        return row
+    row.reference = f"HF tokenizers, 1 thread {hf['seconds']:.2f} s"
+    ratio = hf["seconds"] / ours["seconds"]
+    row.ratio = f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
+    row.memory += f"; HF {hf['peak_mb']:.0f} MB"
+    return row
+
+
+def bench_small(sizes: Sizes) -> Row:
+    from .bytelevel_train import train_bytelevel
+
+    text = english_sample(sizes.small_bytes)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "english.txt"
+        path.write_text(text, encoding="utf-8")
+        train = lambda: train_bytelevel(path, sizes.small_vocab, [ENDOFTEXT], progress=False)  # noqa: E731
+        first = _best_time(train)  # includes compiling the patterns
+        best = _best_time(train, repeat=3)
+    verdict = "target met" if first < 0.5 else "target missed"
+    case = f"small case, {len(text.encode()) / 1e3:.0f} KB English, vocab {sizes.small_vocab}"
+    return Row(case, f"train_bytelevel {first:.2f} s (first call), {best:.2f} s (best of 3)", "target < 0.5 s", verdict)
+
+
+def bench_encoding(path: Path, sizes: Sizes) -> list[Row]:
+    """Encoding throughput with GPT-2's ranks: bpe_lab's Tokenizer vs tiktoken
+    (one thread). A hook for the encoder chapter: skipped, with a row that
+    says why, when ``bpe_lab.tokenizer`` / ``bpe_lab.pretrained`` or tiktoken
+    are not there."""
+    try:
+        from .pretokenize import GPT2_PATTERN
+        from .pretrained import GPT2_RANKS_PATH, gpt2_tokenizer, load_tiktoken_ranks
+    except ImportError as err:
+        return [Row("encoding, GPT-2 ranks", "skipped", notes=[f"no encoder yet ({err})"])]
+    with open(path, "rb") as f:
+        text = f.read(sizes.encode_bytes).decode("utf-8", errors="ignore")
+    megabytes = len(text.encode()) / 1e6
+    ours = gpt2_tokenizer()
+    ours_s = _best_time(lambda: ours.encode(text))
+    row = Row(f"encoding, GPT-2 ranks, {megabytes:.1f} MB", f"Tokenizer.encode {megabytes / ours_s:.1f} MB/s")
+    try:
+        import tiktoken
+    except ImportError:
+        row.notes.append("tiktoken not installed")
+        return [row]
+    ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
+    encoding = tiktoken.Encoding(name="bpe_lab_gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={ENDOFTEXT: len(ranks)})
+    theirs_s = _best_time(lambda: encoding.encode(text, allowed_special="all"))
+    row.reference = f"tiktoken {megabytes / theirs_s:.1f} MB/s"
+    row.ratio = f"{theirs_s / ours_s:.0%} of tiktoken"
+    return [row]
+
+
+def run_benchmarks(sizes: Sizes = Sizes(), *, cache_dir: str | None = None, say: Callable[[str], object] = print) -> list[Row]:
+    """Every benchmark, in order; ``say`` reports progress between them."""
+    say("building / reading the standard-library corpus ...")
+    corpus = stdlib_corpus(cache_dir, sizes.corpus_bytes)
+    with open(corpus, "rb") as f:
+        head = f.read(sizes.textbook_bytes).decode("utf-8", errors="ignore")
+    say("byte-level training vs HF tokenizers ...")
+    rows = bench_bytelevel_vs_hf(corpus, sizes)
+    say("textbook vs incremental trainer ...")
+    rows.insert(0, bench_textbook_vs_fast(head, sizes))
+    say("small case ...")
+    rows.append(bench_small(sizes))
+    say("encoding ...")
+    rows.extend(bench_encoding(corpus, sizes))
+    return rows
+
+
+def format_table(rows: list[Row]) -> str:
+    """A Markdown table (it pastes into the README) plus numbered notes."""
+    header = ["case", "bpe_lab", "reference", "ratio", "peak memory"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    notes = []
+    for row in rows:
+        marks = ""
+        for note in row.notes:
+            notes.append(note)
+            marks += f" [{len(notes)}]"
+        lines.append(f"| {row.case}{marks} | {row.ours} | {row.reference} | {row.ratio} | {row.memory} |")
+    lines += [""] + [f"[{i}] {note}" for i, note in enumerate(notes, 1)]
+    return "\n".join(lines)
+
+
+# -- the command ---------------------------------------------------------
+
+
+def _run(args: argparse.Namespace) -> None:
+    sizes = Sizes.quick() if args.quick else Sizes()
+    if args.textbook_merges is not None:
+        sizes = replace(sizes, textbook_merges=args.textbook_merges)
+    if args.corpus_mb is not None:
+        sizes = replace(sizes, corpus_bytes=int(args.corpus_mb * 1e6))
+    say = (lambda message: print(message, file=sys.stderr)) if not args.quiet else (lambda message: None)
+    print(format_table(run_benchmarks(sizes, cache_dir=args.cache_dir, say=say)))
+
+
+def add_bench_command(subparsers) -> None:
+    """Register ``bpe-lab bench`` (kept here so cli.py only wires it in)."""
+    parser = subparsers.add_parser("bench", help="time the trainers and encoders against the textbook code, HF tokenizers and tiktoken")
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run of a few seconds")
+    parser.add_argument(
+        "--textbook-merges", type=int, help="time the textbook trainer on only this many merges and extrapolate (default: all of them, ~2 min)"
+    )
+    parser.add_argument("--corpus-mb", type=float, help="use only the first files of the standard library, about this many MB")
+    parser.add_argument("--cache-dir", help="where to keep the corpus file (default: $BPE_LAB_CACHE or ~/.cache/bpe_lab)")
+    parser.add_argument("--quiet", action="store_true", help="print only the table")
+    parser.set_defaults(run=_run)

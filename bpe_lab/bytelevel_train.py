@@ -1,0 +1,320 @@
+"""Training a byte-level BPE vocabulary from a text file, the GPT-2 way.
+
+Unlike the textbook trainer (characters plus ``</w>``), byte-level BPE works
+on the UTF-8 bytes of the text, so its 256 single bytes already encode any
+string and no word is ever out of vocabulary. What this module adds on top of
+``train_fast.learn_merges`` is the path from a (possibly huge) file to the
+``{pre-token bytes: count}`` table:
+
+1. special tokens such as ``<|endoftext|>`` are cut out of the text first, so
+   no merge ever crosses one (they get their own vocabulary entries);
+2. the rest is cut into pre-tokens with GPT-2's pattern
+   (``pretokenize.GPT2_PATTERN``), and BPE merges only inside a pre-token;
+3. the file is read in chunks cut where cutting changes nothing (see
+   ``chunk_bounds``), counted in parallel worker processes when it is large.
+
+Then the merges are learned with ties going to the lexicographically greater
+pair of bytes. The vocabulary is the 256 bytes (ids 0-255), then the special
+tokens in the order given, then one entry per merge, ``vocab_size`` in all.
+
+>>> import tempfile, os
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = os.path.join(tmp, "corpus.txt")
+...     with open(path, "w", encoding="utf-8") as f:
+...         _ = f.write("low low<|endoftext|>lower")
+...     vocab, merges = train_bytelevel(path, 259, ["<|endoftext|>"])
+>>> merges
+[(b'o', b'w'), (b'l', b'ow')]
+>>> vocab[256], vocab[257], vocab[258]
+(b'<|endoftext|>', b'ow', b'low')
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import re
+import sys
+import warnings
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import regex
+
+from .pretokenize import GPT2_PATTERN, special_token_pattern, split_special
+from .textfile import decode_utf8
+from .train_fast import learn_merges
+
+__all__ = ["train_bytelevel", "build_vocab", "chunk_bounds", "count_pretokens"]
+
+Vocab = dict[int, bytes]
+Merges = list[tuple[bytes, bytes]]
+
+_GPT2_RE = regex.compile(GPT2_PATTERN)
+_BYTES = [bytes([b]) for b in range(256)]  # a shared bytes object per byte value
+
+#: Aim for chunks of about this many bytes: big enough that process overhead
+#: is small, small enough that a worker's memory stays bounded (a chunk's
+#: list of pre-tokens takes roughly 15x the chunk's size).
+CHUNK_BYTES = 4 << 20
+#: Below this size one process counts everything: starting workers would cost
+#: more than it saves.
+PARALLEL_MIN_BYTES = 8 << 20
+#: Show progress bars from this size on (terminal or notebook only).
+PROGRESS_MIN_BYTES = 16 << 20
+_WINDOW = 1 << 16  # how far ahead a cut point is looked for, per read
+
+
+def train_bytelevel(
+    input_path: str | os.PathLike,
+    vocab_size: int,
+    special_tokens: Sequence[str],
+    *,
+    workers: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: bool | None = None,
+) -> tuple[Vocab, Merges]:
+    """Train a byte-level BPE vocabulary of ``vocab_size`` entries on a UTF-8 file.
+
+    Returns ``(vocab, merges)``: ``vocab`` maps ids to bytes (256 single
+    bytes, then ``special_tokens`` encoded as UTF-8, then one entry per merge)
+    and ``merges`` lists the learned pairs in order. If fewer merges are
+    possible than ``vocab_size`` asks for, training stops early with a warning
+    and the vocabulary is smaller.
+
+    ``workers``: processes that count pre-tokens (default: one for inputs
+    under ``PARALLEL_MIN_BYTES``, else up to ``os.cpu_count()``); the result
+    never depends on it. ``progress``: show progress bars (default: on for
+    large inputs in a terminal or notebook).
+
+    Raises FileNotFoundError / IsADirectoryError for a bad path, ValueError
+    for an empty or non-UTF-8 file (naming the byte offset), a ``vocab_size``
+    too small to hold the bytes and special tokens, or duplicate special
+    tokens, and TypeError for special tokens that are not strings.
+    """
+    specials = _check_special_tokens(special_tokens)
+    num_merges = _check_vocab_size(vocab_size, len(specials))
+    path = _check_file(input_path)
+    size = path.stat().st_size
+    show = _want_progress(progress, size)
+    counts = count_pretokens(path, specials, workers=workers, chunk_bytes=chunk_bytes, progress=show)
+    corpus = {tuple(map(_BYTES.__getitem__, token.encode("utf-8"))): n for token, n in counts.items()}
+    merges = _learn(corpus, num_merges, show)
+    if len(merges) < num_merges:
+        warnings.warn(
+            f"vocab_size={vocab_size} needs {num_merges} merges but only {len(merges)} were possible "
+            f"(every pre-token is now a single token); the vocabulary has {256 + len(specials) + len(merges)} entries",
+            stacklevel=2,
+        )
+    return build_vocab(specials, merges), merges
+
+
+def build_vocab(special_tokens: Sequence[str], merges: Merges) -> Vocab:
+    """Ids 0-255 the single bytes, then the special tokens, then the merges."""
+    vocab: Vocab = dict(enumerate(_BYTES))
+    for token in special_tokens:
+        vocab[len(vocab)] = token.encode("utf-8")
+    for left, right in merges:
+        vocab[len(vocab)] = left + right
+    return vocab
+
+
+# -- checking the arguments ------------------------------------------------
+
+
+def _check_special_tokens(special_tokens: object) -> list[str]:
+    if isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Sequence):
+        raise TypeError(f"special_tokens must be a list of strings, got {special_tokens!r}")
+    for token in special_tokens:
+        if not isinstance(token, str):
+            raise TypeError(f"special tokens must be strings, got {token!r} ({type(token).__name__})")
+    special_token_pattern(special_tokens)  # raises ValueError for "" and for duplicates
+    return list(special_tokens)
+
+
+def _check_vocab_size(vocab_size: object, num_specials: int) -> int:
+    """The number of merges ``vocab_size`` leaves room for."""
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
+    smallest = 256 + num_specials
+    if vocab_size < smallest:
+        raise ValueError(
+            f"vocab_size={vocab_size} is too small: it must hold the 256 bytes and the "
+            f"{num_specials} special token(s), so at least {smallest}"
+        )
+    return vocab_size - smallest
+
+
+def _check_file(input_path: str | os.PathLike) -> Path:
+    path = Path(input_path)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a text file")
+    if path.stat().st_size == 0:
+        raise ValueError(f"{path} is empty: there is no text to train on")
+    return path
+
+
+def _want_progress(progress: bool | None, size: int) -> bool:
+    if progress is not None:
+        return progress
+    interactive = sys.stderr.isatty() or "ipykernel" in sys.modules
+    return interactive and size >= PROGRESS_MIN_BYTES
+
+
+# -- reading the file in safe chunks --------------------------------------
+
+
+def _overlap_pattern(special_tokens: Sequence[str]) -> re.Pattern[bytes] | None:
+    """Every occurrence of every special token, overlapping ones included:
+    a lookahead matches at each start, with the longest token there."""
+    if not special_tokens:
+        return None
+    ordered = sorted((t.encode("utf-8") for t in special_tokens), key=len, reverse=True)
+    return re.compile(b"(?=(" + b"|".join(re.escape(t) for t in ordered) + b"))")
+
+
+#: Before the white space of "X Y" or "X\nY", X and Y printable ASCII other
+#: than space: GPT-2's pattern always starts a pre-token there (" Y..." or a
+#: lone "\n") and always ends X's pre-token at X, whatever comes after.
+_SAFE_SPACE = re.compile(rb"(?<=[!-~])(?=[ \n][!-~])")
+
+
+def _cut_points(window: bytes, specials: re.Pattern[bytes] | None) -> Iterator[int]:
+    """Positions in ``window`` where the file may be cut without changing
+    any pre-token or special token: the start of a special token that no
+    other occurrence straddles, or a safe space or newline (``_SAFE_SPACE``)
+    that no special token straddles. Both kinds sorted, O(len(window))."""
+    occurrences = [(m.start(), m.end(1)) for m in specials.finditer(window)] if specials else []
+    candidates = sorted({start for start, _ in occurrences} | {m.start() for m in _SAFE_SPACE.finditer(window)})
+    for cut in candidates:  # O(k * c) for k candidates and c occurrences nearby; both are few
+        if not any(start < cut < end for start, end in occurrences):
+            yield cut
+
+
+def chunk_bounds(path: str | os.PathLike, special_tokens: Sequence[str], chunk_bytes: int = CHUNK_BYTES) -> list[int]:
+    """Byte offsets ``[0, c1, c2, ..., size]`` cutting the file into chunks of
+    about ``chunk_bytes`` that can be counted independently.
+
+    A cut must never split a special token, a pre-token or a UTF-8
+    character, or counting chunk by chunk would differ from counting the
+    whole text. Cuts are made only before a special token or at a safe
+    space or newline (``_cut_points``); the file is read only in small windows around
+    the wanted positions, so finding the bounds costs O(number of chunks *
+    window), not a pass over a multi-GB file. A chunk grows past
+    ``chunk_bytes`` when no safe cut is found (a file with no special token
+    and no "X Y" or "X\nY" in plain ASCII is one chunk).
+    """
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be a positive int, got {chunk_bytes!r}")
+    specials = _overlap_pattern(special_tokens)
+    longest = max((len(t.encode("utf-8")) for t in special_tokens), default=1)
+    size = os.path.getsize(path)
+    bounds = [0]
+    with open(path, "rb") as f:
+        wanted = chunk_bytes
+        while wanted < size:
+            cut = _next_cut(f, wanted, size, specials, longest)
+            if cut is None:
+                break
+            bounds.append(cut)
+            wanted = cut + chunk_bytes
+    bounds.append(size)
+    return bounds
+
+
+def _next_cut(f, wanted: int, size: int, specials: re.Pattern[bytes] | None, longest: int) -> int | None:
+    """The first safe cut at or after ``wanted``, reading window by window
+    (each window starts ``longest`` bytes early so that an occurrence
+    straddling its start is seen, and ends ``longest`` bytes past the last
+    position examined, so that one straddling a candidate is seen too)."""
+    lead = longest
+    while wanted < size:
+        start = max(0, wanted - lead)
+        f.seek(start)
+        window = f.read(_WINDOW + 2 * lead)
+        limit = wanted - start + _WINDOW  # candidates beyond this are left to the next window
+        for cut in _cut_points(window, specials):
+            if wanted - start <= cut < min(limit, len(window)) and 0 < start + cut < size:
+                return start + cut
+        wanted += _WINDOW
+    return None
+
+
+# -- counting pre-tokens ---------------------------------------------------
+
+
+def _count_chunk(job: tuple[str, int, int, tuple[str, ...]]) -> Counter[str]:
+    """Count the pre-tokens of one chunk (run in a worker process).
+    O(chunk) time; memory about 15x the chunk for its list of pre-tokens."""
+    path, start, end, special_tokens = job
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    text = decode_utf8(data, path, offset=start)
+    counts: Counter[str] = Counter()
+    for piece, is_special in split_special(text, special_tokens):
+        if not is_special:
+            counts.update(_GPT2_RE.findall(piece))  # Counter's C loop
+    return counts
+
+
+def count_pretokens(
+    path: str | os.PathLike,
+    special_tokens: Sequence[str],
+    *,
+    workers: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    progress: bool = False,
+) -> Counter[str]:
+    """How often each GPT-2 pre-token occurs in the file, special tokens cut
+    out first. Chunks are counted in ``workers`` processes (see
+    ``train_bytelevel``); the total is the same whatever ``workers`` is."""
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise ValueError(f"workers must be a positive int or None, got {workers!r}")
+    bounds = chunk_bounds(path, special_tokens, chunk_bytes)
+    jobs = [(str(path), a, b, tuple(special_tokens)) for a, b in zip(bounds, bounds[1:])]
+    if workers is None:
+        workers = 1 if bounds[-1] < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)
+    workers = max(1, min(workers, len(jobs), os.cpu_count() or 1))
+    total: Counter[str] = Counter()
+    with _progress_bar(progress, len(jobs), "counting pre-tokens", "chunk") as bar:
+        if workers == 1:
+            for job in jobs:
+                total.update(_count_chunk(job))
+                bar.update(1)
+        else:
+            with multiprocessing.get_context().Pool(workers) as pool:
+                for counts in pool.imap(_count_chunk, jobs):  # in order: the first bad chunk raises first
+                    total.update(counts)
+                    bar.update(1)
+    return total
+
+
+def _learn(corpus: dict[tuple[bytes, ...], int], num_merges: int, show: bool) -> Merges:
+    with _progress_bar(show, num_merges, "learning merges", "merge") as bar:
+        return learn_merges(corpus, num_merges, tie_break="lexicographic", progress=bar.update)
+
+
+class _NoBar:
+    """Stands in for a disabled tqdm bar without importing tqdm (~70 ms,
+    which matters when the whole small case should take well under 0.5 s)."""
+
+    def __enter__(self) -> "_NoBar":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int = 1) -> None:
+        return None
+
+
+def _progress_bar(enabled: bool, total: int, desc: str, unit: str):
+    if not enabled:
+        return _NoBar()
+    from tqdm.auto import tqdm  # a terminal bar, or a widget in a notebook
+
+    return tqdm(total=total, desc=desc, unit=unit, leave=False)

@@ -1,0 +1,29 @@
+"""The benchmark runs end to end in a tiny quick mode (no timing assertions:
+the numbers belong in the README, not in a test on a shared machine)."""
+
+from bpe_lab.bench import Row, Sizes, format_table, stdlib_corpus
+from bpe_lab.cli import main
+
+TINY = Sizes(
+    corpus_bytes=200_000, textbook_bytes=20_000, fast_merges=50, textbook_merges=10, vocab_size=400, small_bytes=20_000, small_vocab=300, encode_bytes=20_000
+)
+
+
+def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(Sizes, "quick", classmethod(lambda cls: TINY))
+    assert main(["bench", "--quick", "--quiet", "--cache-dir", str(tmp_path)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
+    assert [row.split(",")[0] for row in rows] == ["| textbook trainer", "| byte-level training", "| byte-level training", "| small case", "| encoding"]
+    assert "train_fast" in rows[0] and "train_bytelevel" in rows[1] and "HF tokenizers" in rows[1] and "one process" in rows[2]
+
+
+def test_corpus_is_cached_and_joined_with_endoftext(tmp_path):
+    path = stdlib_corpus(tmp_path, max_bytes=200_000)
+    assert path.stat().st_size >= 200_000
+    assert stdlib_corpus(tmp_path, max_bytes=200_000) == path
+    assert "<|endoftext|>" in path.read_text(encoding="utf-8")
+
+
+def test_table_numbers_the_notes():
+    table = format_table([Row("a", "1 s", notes=["first", "second"]), Row("b", "2 s", notes=["third"])])
+    assert "| a [1] [2] |" in table and "| b [3] |" in table and table.endswith("[3] third")
