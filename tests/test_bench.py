@@ -13,7 +13,8 @@ def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatc
     monkeypatch.setattr(Sizes, "quick", classmethod(lambda cls: TINY))
     assert main(["bench", "--quick", "--quiet", "--cache-dir", str(tmp_path)]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
-    assert [row.split(",")[0] for row in rows] == ["| textbook trainer", "| byte-level training", "| byte-level training", "| small case", "| encoding"]
+    assert [row.split(",")[0] for row in rows] == ["| textbook trainer", "| byte-level training", "| byte-level training", "| small case", "| encoding", "| encoding"]
+    assert "tiktoken" in rows[4] and "HF tokenizers" in rows[5]
     assert "train_fast" in rows[0] and "train_bytelevel" in rows[1] and "HF tokenizers" in rows[1] and "one process" in rows[2]
 
 
