@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .scaling import best_time
+
 __all__ = ["Row", "Sizes", "stdlib_corpus", "english_sample", "run_benchmarks", "format_table", "add_bench_command"]
 
 ENDOFTEXT = "<|endoftext|>"
@@ -136,15 +138,6 @@ def english_sample(num_bytes: int = 130_000) -> str:
 # -- timing ----------------------------------------------------------------
 
 
-def _best_time(func: Callable[[], object], repeat: int = 1) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def _in_fresh_process(function: str, *args: object, env: dict[str, str] | None = None) -> dict:
     """Run ``bpe_lab.bench.<function>(*args)`` in a new interpreter and return
     the JSON it prints: a fresh process has its own peak memory."""
@@ -223,9 +216,9 @@ def bench_textbook_vs_fast(text: str, sizes: Sizes) -> Row:
     n, k = sizes.fast_merges, min(sizes.textbook_merges, sizes.fast_merges)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fast = _best_time(lambda: train_fast(word_freq, n), repeat=3)
-        textbook = _best_time(lambda: train_bpe(word_freq, k))
-        fast_k = _best_time(lambda: train_fast(word_freq, k), repeat=3) if k < n else fast
+        fast = best_time(lambda: train_fast(word_freq, n), repeat=3)
+        textbook = best_time(lambda: train_bpe(word_freq, k), repeat=1)
+        fast_k = best_time(lambda: train_fast(word_freq, k), repeat=3) if k < n else fast
     case = f"textbook trainer, {n:,} merges, {len(text.encode()) / 1e6:.2f} MB, {len(word_freq):,} distinct words"
     row = Row(case, f"train_fast {fast:.2f} s")
     if k == n:
@@ -294,8 +287,8 @@ def bench_small(sizes: Sizes) -> Row:
         path = Path(tmp) / "english.txt"
         path.write_text(text, encoding="utf-8")
         train = lambda: train_bytelevel(path, sizes.small_vocab, [ENDOFTEXT], progress=False)  # noqa: E731
-        first = _best_time(train)  # includes compiling the patterns
-        best = _best_time(train, repeat=3)
+        first = best_time(train, repeat=1)  # includes compiling the patterns
+        best = best_time(train, repeat=3)
     verdict = "target met" if first < 0.5 else "target missed"
     case = f"small case, {len(text.encode()) / 1e3:.0f} KB English, vocab {sizes.small_vocab}"
     return Row(case, f"train_bytelevel {first:.2f} s (first call), {best:.2f} s (best of 3)", "target < 0.5 s", verdict)
@@ -315,7 +308,7 @@ def bench_encoding(path: Path, sizes: Sizes) -> list[Row]:
         text = f.read(sizes.encode_bytes).decode("utf-8", errors="ignore")
     megabytes = len(text.encode()) / 1e6
     ours = gpt2_tokenizer()
-    ours_s = _best_time(lambda: ours.encode(text))
+    ours_s = best_time(lambda: ours.encode(text), repeat=1)
     row = Row(f"encoding, GPT-2 ranks, {megabytes:.1f} MB", f"Tokenizer.encode {megabytes / ours_s:.1f} MB/s")
     try:
         import tiktoken
@@ -324,7 +317,7 @@ def bench_encoding(path: Path, sizes: Sizes) -> list[Row]:
         return [row]
     ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
     encoding = tiktoken.Encoding(name="bpe_lab_gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={ENDOFTEXT: len(ranks)})
-    theirs_s = _best_time(lambda: encoding.encode(text, allowed_special="all"))
+    theirs_s = best_time(lambda: encoding.encode(text, allowed_special="all"), repeat=1)
     row.reference = f"tiktoken {megabytes / theirs_s:.1f} MB/s"
     row.ratio = f"{theirs_s / ours_s:.0%} of tiktoken"
     return [row] + _bench_hf_encoding(ours, text, ours_s)
@@ -346,7 +339,7 @@ def _bench_hf_encoding(ours, text: str, ours_s: float) -> list[Row]:
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     hf.add_special_tokens([ENDOFTEXT])
     documents = text.split(ENDOFTEXT)
-    hf_s = _best_time(lambda: [hf.encode(doc) for doc in documents])
+    hf_s = best_time(lambda: [hf.encode(doc) for doc in documents], repeat=1)
     megabytes = len(text.encode()) / 1e6
     case = f"encoding, GPT-2 ranks, {megabytes:.1f} MB, {len(documents):,} documents"
     return [Row(case, f"Tokenizer.encode {megabytes / ours_s:.1f} MB/s", f"HF tokenizers {megabytes / hf_s:.1f} MB/s", f"{hf_s / ours_s:.1f}x faster")]

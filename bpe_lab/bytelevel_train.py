@@ -43,7 +43,7 @@ from pathlib import Path
 import regex
 
 from .pretokenize import GPT2_PATTERN, special_token_pattern, split_special
-from .textfile import decode_utf8
+from .textfile import check_file, decode_utf8
 from .train_fast import learn_merges
 
 __all__ = ["train_bytelevel", "build_vocab", "chunk_bounds", "count_pretokens"]
@@ -147,11 +147,7 @@ def _check_vocab_size(vocab_size: object, num_specials: int) -> int:
 
 
 def _check_file(input_path: str | os.PathLike) -> Path:
-    path = Path(input_path)
-    if not path.exists():
-        raise FileNotFoundError(f"no such file: {path}")
-    if path.is_dir():
-        raise IsADirectoryError(f"{path} is a directory, not a text file")
+    path = check_file(input_path)
     if path.stat().st_size == 0:
         raise ValueError(f"{path} is empty: there is no text to train on")
     return path

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["read_text", "decode_utf8"]
+__all__ = ["read_text", "decode_utf8", "check_file"]
 
 
 def decode_utf8(data: bytes, source: str = "data", offset: int = 0) -> str:
@@ -24,11 +24,17 @@ def decode_utf8(data: bytes, source: str = "data", offset: int = 0) -> str:
         ) from None
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """The whole file as text; FileNotFoundError and ValueError name the file."""
+def check_file(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, or FileNotFoundError / IsADirectoryError naming it."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory, not a text file")
+    return path
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """The whole file as text; FileNotFoundError and ValueError name the file."""
+    path = check_file(path)
     return decode_utf8(path.read_bytes(), str(path))

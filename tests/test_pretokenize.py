@@ -5,7 +5,7 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab.pretokenize import GPT2_PATTERN, gpt2_pretokenize, special_token_pattern, split_special, split_words, word_frequencies
+from bpe_lab.pretokenize import gpt2_pretokenize, special_token_pattern, split_special, split_words, word_frequencies
 
 
 def test_word_frequencies_keep_first_seen_order():
