@@ -74,7 +74,7 @@ def compress(data: bytes, *, max_rounds: int | None = None) -> Compressed:
     occurs first in the data) with the smallest byte value that has never
     appeared, neither in the input nor as an earlier replacement, so every code
     in the table means exactly one pair. It stops when no pair occurs twice
-    (a replacement would no longer pay for its table entry), when no unused
+    (a replacement would no longer shorten the data at all), when no unused
     byte value is left, or after ``max_rounds`` rounds.
 
     Each round is O(n) in the data length, so the whole run is O(n * rounds)
