@@ -40,9 +40,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import regex
 
-from .pretokenize import GPT2_PATTERN, special_token_pattern, split_special
+from .pretokenize import gpt2_pretokenize, special_token_pattern, split_special
 from .textfile import check_file, decode_utf8
 from .train_fast import learn_merges
 
@@ -51,7 +50,6 @@ __all__ = ["train_bytelevel", "build_vocab", "chunk_bounds", "count_pretokens"]
 Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 
-_GPT2_RE = regex.compile(GPT2_PATTERN)
 _BYTES = [bytes([b]) for b in range(256)]  # a shared bytes object per byte value
 
 #: Aim for chunks of about this many bytes: big enough that process overhead
@@ -253,7 +251,7 @@ def _count_chunk(job: tuple[str, int, int, tuple[str, ...]]) -> Counter[str]:
     counts: Counter[str] = Counter()
     for piece, is_special in split_special(text, special_tokens):
         if not is_special:
-            counts.update(_GPT2_RE.findall(piece))  # Counter's C loop
+            counts.update(gpt2_pretokenize(piece))  # Counter's C loop
     return counts
 
 

@@ -17,12 +17,15 @@ part in a merge.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import regex
 
 __all__ = [
     "GPT2_PATTERN",
+    "GPT2_FAST_PATTERN",
+    "GPT2_ASCII_PATTERN",
     "split_words",
     "word_frequencies",
     "gpt2_pretokenize",
@@ -36,7 +39,28 @@ __all__ = [
 #: a non-space (so the last space before a word stays with the word); any
 #: remaining white space.
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-_GPT2_RE = regex.compile(GPT2_PATTERN)
+
+#: The same splits as GPT2_PATTERN, found about 12% faster (measured on the
+#: standard library's source). The regex engine tries the branches in order
+#: at every position, so the one that matches most often (words) goes first.
+#: Reordering is safe because, after the optional space, the branches start
+#: with disjoint characters; the one exception is the apostrophe, which the
+#: symbols branch also matches, so the contractions stay before it. The
+#: contractions share their ``'``, and the last ``\s+`` becomes ``\s``: it is
+#: only reached when the run of white space is one character long (a longer
+#: run always has a prefix followed by white space). A test checks the
+#: splits against GPT2_PATTERN and against tiktoken's version of it.
+GPT2_FAST_PATTERN = r""" ?\p{L}+|'(?:[sdmt]|ll|ve|re)| ?[^\s\p{L}\p{N}]+| ?\p{N}+|\s+(?!\S)|\s"""
+_GPT2_RE = regex.compile(GPT2_FAST_PATTERN)
+
+#: GPT2_FAST_PATTERN for text that is all ASCII, where ``\p{L}`` is exactly
+#: ``[A-Za-z]``, ``\p{N}`` is ``[0-9]`` and ``\s`` (with ``re.ASCII``) is the
+#: same six characters as in ``regex``. Without the Unicode properties, Python's
+#: own ``re`` engine can run it, and does so about twice as fast as ``regex``
+#: runs the full pattern; most text (and all of the benchmark's source code)
+#: is ASCII. A test checks its splits against GPT2_PATTERN on ASCII text.
+GPT2_ASCII_PATTERN = r""" ?[A-Za-z]+|'(?:[sdmt]|ll|ve|re)| ?[^\sA-Za-z0-9]+| ?[0-9]+|\s+(?!\S)|\s"""
+_GPT2_ASCII_RE = re.compile(GPT2_ASCII_PATTERN, re.ASCII)
 
 
 def _require_text(text: object, name: str = "text") -> str:
@@ -63,7 +87,9 @@ def word_frequencies(text: str | Iterable[str]) -> dict[str, int]:
 
 def gpt2_pretokenize(text: str) -> list[str]:
     """Cut ``text`` with GPT-2's pattern; joining the pieces gives ``text`` back."""
-    return _GPT2_RE.findall(_require_text(text))
+    # str.isascii() is O(1): CPython records, per string, whether it is ASCII.
+    pattern = _GPT2_ASCII_RE if _require_text(text).isascii() else _GPT2_RE
+    return pattern.findall(text)
 
 
 def special_token_pattern(special_tokens: Iterable[str]) -> "regex.Pattern | None":

@@ -1,5 +1,7 @@
 """Pre-tokenization: white-space words, GPT-2's regex, special tokens."""
 
+import re
+
 import pytest
 import regex
 from hypothesis import given
@@ -35,6 +37,21 @@ def test_pattern_splits_like_tiktokens_gpt2_pattern(text):
     from tiktoken_ext.openai_public import r50k_pat_str
 
     assert gpt2_pretokenize(text) == regex.findall(r50k_pat_str, text)
+
+
+@given(st.text(max_size=100) | st.text(alphabet=" \r\n\tab'sdlvm1.,\u00a0\u3000é", max_size=40))
+def test_fast_pattern_splits_like_gpt2_pattern(text):
+    from bpe_lab.pretokenize import GPT2_FAST_PATTERN, GPT2_PATTERN
+
+    assert regex.findall(GPT2_FAST_PATTERN, text) == regex.findall(GPT2_PATTERN, text)
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=100) | st.text(alphabet=" \r\n\t\x0b\x0c\x1cab'sdlvm1.,", max_size=40))
+def test_ascii_pattern_splits_like_gpt2_pattern(text):
+    from bpe_lab.pretokenize import GPT2_ASCII_PATTERN, GPT2_PATTERN
+
+    assert re.findall(GPT2_ASCII_PATTERN, text, re.ASCII) == regex.findall(GPT2_PATTERN, text)
+    assert gpt2_pretokenize(text) == regex.findall(GPT2_PATTERN, text)  # the ASCII path of gpt2_pretokenize
 
 
 @given(st.text(max_size=200))

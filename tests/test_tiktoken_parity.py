@@ -63,7 +63,13 @@ def test_long_pieces_use_the_heap_and_agree(pair):
 
 # Characters that stress the pattern's branches, mixed with arbitrary Unicode.
 TRICKY = st.sampled_from(list("ab 'lsdtrvemLS\n\r\t\u00a0\u30000123你好é🎉\u0301.,!?-") + ["<|endoftext|>", "'ll", "  ", "\r\n"])
-TEXT = st.lists(st.one_of(TRICKY, st.text(max_size=8)), max_size=40).map("".join)
+# Arbitrary text is limited to characters assigned in the Unicode version of
+# this Python's unicodedata: the `regex` module and tiktoken's Rust regex ship
+# different Unicode versions, so a character assigned only in the newest one
+# (say U+3D000, a letter to `regex` 2026 but unassigned to tiktoken 0.14) is
+# split differently by the two libraries, not by bpe_lab.
+ASSIGNED = st.characters(blacklist_categories=("Cn",))
+TEXT = st.lists(st.one_of(TRICKY, st.text(ASSIGNED, max_size=8)), max_size=40).map("".join)
 
 
 @pytest.mark.parametrize("name", sorted(TOKENIZERS))
