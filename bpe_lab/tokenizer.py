@@ -392,21 +392,42 @@ def merge_problem(pair: object, id_of: Mapping[bytes, int], produced: set[bytes]
     return None
 
 
+class MergeChecker:
+    """Checks a merge list one merge at a time, in order, as it is read.
+
+    Shared by the constructor and the file readers, so every source of merges
+    gets the same checks (``merge_problem`` plus "no merge twice"), and each
+    caller only adds where the bad merge came from (a rank, a line).
+    """
+
+    def __init__(self, id_of: Mapping[bytes, int]):
+        self._id_of = id_of
+        self._produced: set[bytes] = set()
+        self._seen: dict[tuple[bytes, bytes], str] = {}
+
+    def add(self, pair: object, label: str, shown: str | None = None) -> str | None:
+        """Accept ``pair`` as the next merge, or say why it cannot be. ``label``
+        names it in a later "repeats" message; ``shown`` is how to quote it."""
+        problem = merge_problem(pair, self._id_of, self._produced)
+        if problem:
+            return problem
+        pair = (pair[0], pair[1])
+        if pair in self._seen:
+            return f"{shown or repr(pair)} repeats {self._seen[pair]}"
+        self._seen[pair] = label
+        self._produced.add(pair[0] + pair[1])
+        return None
+
+
 def _checked_merges(merges: Sequence[tuple[bytes, bytes]], id_of: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
     """The merges as a list of tuples, or ValueError naming the first bad one."""
     if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
         raise TypeError(f"merges must be a list of (bytes, bytes) pairs, got {type(merges).__name__}")
+    checker = MergeChecker(id_of)
     checked: list[tuple[bytes, bytes]] = []
-    seen: dict[tuple[bytes, bytes], int] = {}
-    produced: set[bytes] = set()
     for rank, pair in enumerate(merges):  # O(number of merges)
-        problem = merge_problem(pair, id_of, produced)
+        problem = checker.add(pair, f"merge {rank}")
         if problem:
             raise ValueError(f"merge {rank} {problem}")
-        pair = (pair[0], pair[1])
-        if pair in seen:
-            raise ValueError(f"merge {rank} {pair!r} repeats merge {seen[pair]}")
-        seen[pair] = rank
-        produced.add(pair[0] + pair[1])
-        checked.append(pair)
+        checked.append((pair[0], pair[1]))
     return checked

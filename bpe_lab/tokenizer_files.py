@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from .bytes_unicode import printable_to_token, token_to_printable
 from .textfile import read_text
-from .tokenizer import merge_problem
+from .tokenizer import MergeChecker
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
@@ -134,21 +134,19 @@ def load_tokenizer(path: str | os.PathLike, cls: type | None = None) -> "Tokeniz
         except ValueError as err:
             raise ValueError(_where(path, text, json.dumps(key, ensure_ascii=False) + ":") + str(err)) from None
     merges = []
-    produced: set[bytes] = set()
-    id_of = {token: i for i, token in vocab.items()}
+    checker = MergeChecker({token: i for i, token in vocab.items()})
     for number, pair in enumerate(data["merges"]):  # O(number of merges)
         try:
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise ValueError(f"{pair!r} is not a pair of tokens")
             merge = (_token(pair[0]), _token(pair[1]))
-            problem = merge_problem(merge, id_of, produced)
+            problem = checker.add(merge, f"merge {number}")
             if problem:
                 raise ValueError(problem)
         except ValueError as err:
             # save_tokenizer writes one merge per line, right below '"merges": ['
             where = _where(path, text, '"merges"', after=number + 1)
             raise ValueError(f"{where}merge {number} {err}") from None
-        produced.add(merge[0] + merge[1])
         merges.append(merge)
     return cls(vocab, merges, data["special_tokens"])
 
@@ -183,8 +181,7 @@ def read_gpt2_files(
 
 def _read_merges_txt(path: str | os.PathLike, id_of: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
     merges: list[tuple[bytes, bytes]] = []
-    seen: dict[tuple[bytes, bytes], int] = {}
-    produced: set[bytes] = set()
+    checker = MergeChecker(id_of)
     for number, line in enumerate(read_text(path).split("\n"), start=1):  # O(lines)
         line = line.rstrip("\r")
         if not line or (number == 1 and line.startswith("#version")):
@@ -197,13 +194,9 @@ def _read_merges_txt(path: str | os.PathLike, id_of: Mapping[bytes, int]) -> lis
             pair = (_token(parts[0]), _token(parts[1]))
         except ValueError as err:
             raise ValueError(f"{where}{err}") from None
-        problem = merge_problem(pair, id_of, produced)
+        problem = checker.add(pair, f"line {number}", shown=repr(line))
         if problem:
             raise ValueError(f"{where}merge {problem}")
-        if pair in seen:
-            raise ValueError(f"{where}merge {line!r} repeats line {seen[pair]}")
-        seen[pair] = number
-        produced.add(pair[0] + pair[1])
         merges.append(pair)
     return merges
 

@@ -341,3 +341,14 @@ def test_load_rejects_other_json_and_names_bad_lines(tmp_path):
     path.write_text('{"format": "bpe_lab.Tokenizer",\n"version": 1,\n"vocab": {\n"x": "a"', encoding="utf-8")
     with pytest.raises(ValueError, match=r"tok.json, line 4: not valid JSON"):
         Tokenizer.load(path)
+
+
+def test_load_names_the_line_of_a_repeated_merge(tmp_path):
+    path = tmp_path / "tok.json"
+    tokenizers()["trained"].save(path)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    first_merge = lines.index('"merges": [') + 1
+    lines[first_merge + 1] = lines[first_merge]  # merge 1 repeats merge 0
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"tok.json, line {first_merge + 2}: merge 1 .* repeats merge 0"):
+        Tokenizer.load(path)
