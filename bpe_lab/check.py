@@ -476,14 +476,18 @@ def check_decode(fn: Callable[[list[str]], str]) -> None:
     """``fn(symbols) -> text``: as ``bpe_lab.decode_words``."""
     merges = train_bpe(TEXTBOOK_CORPUS, 10)
     texts = ["lowest", "low newest widest", "newer lower lowest", "x", "a bb ccc"]
-    for text in texts:
-        symbols = encode_text(text, merges)
-        expected = decode_words(symbols)
-        got = _call(fn, "decode", list(symbols))
+    hint = ": each '</w>' ends a word: it becomes a space between words, and nothing after the last word"
+    _check_decoder(fn, "decode", [encode_text(text, merges) for text in texts], decode_words, hint)
+
+
+def _check_decoder(fn: Callable[[list[str]], str], name: str, cases: list[list[str]], reference: Callable[[list[str]], str], hint: str) -> None:
+    """Compare a learner's decoder with ``reference`` on each symbol list."""
+    for symbols in cases:
+        expected = reference(symbols)
+        got = _call(fn, name, list(symbols))
         if got != expected:
-            hint = ": each '</w>' ends a word: it becomes a space between words, and nothing after the last word"
-            _fail(f"decode({symbols})", f"expected {expected!r}, got {_short(got)}{hint}")
-    _passed("decode", len(texts))
+            _fail(f"{name}({_short(symbols, 100)})", f"expected {expected!r}, got {_short(got)}{hint}")
+    _passed(name, len(cases))
 
 
 # ------------------------------------------------ 04 incremental counting
@@ -705,11 +709,5 @@ def check_sp_decode(fn: Callable[[list[str]], str]) -> None:
 
     texts = ["Hello world", "Hello  world", " leading space", "two\nlines\tand a tab", "trailing  ", "a"]
     merges = train_bpe(sp_word_freq(" ".join(texts)), 10, end_of_word=None)
-    for text in texts:
-        symbols = sp_encode(text, merges)
-        expected = sp_decode(symbols)
-        got = _call(fn, "sp_decode", list(symbols))
-        if got != expected:
-            hint = ": every '▁' is a space; drop only the one space put in front of the text"
-            _fail(f"sp_decode({_short(symbols, 100)})", f"expected {expected!r}, got {_short(got)}{hint}")
-    _passed("sp_decode", len(texts))
+    hint = ": every '▁' is a space; drop only the one space put in front of the text"
+    _check_decoder(fn, "sp_decode", [sp_encode(text, merges) for text in texts], sp_decode, hint)
