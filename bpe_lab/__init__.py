@@ -9,7 +9,7 @@ One module per idea of the course (the notebook that teaches it in brackets):
 - ``encode``: rank-replay encoding, decoding, longest match for contrast (03)
 - ``mergefile``, ``textfile``: the merges file; UTF-8 errors that name the byte
 - ``train_fast``: the incremental trainer, pair index + lazy max-heap (04;
-  ``from bpe_lab.train_fast import train_fast``)
+  ``from bpe_lab.core.train_fast import train_fast``)
 - ``bytelevel_encode``: O(n^2) rank replay vs linked list + heap (04)
 - ``scaling``, ``bench``: timing curves and the benchmark (04; ``bpe-lab bench``)
 - ``bytes_unicode``: GPT-2's printable byte <-> unicode map (05)
@@ -19,21 +19,38 @@ One module per idea of the course (the notebook that teaches it in brackets):
 - ``granularity``, ``variants``, ``corpora``: characters vs words vs subwords,
   ``▁`` / WordPiece / Unigram, and the course's offline texts (00, 06)
 - ``labels``, ``steps``, ``views``, ``widgets``, ``plots``: the steppers and
-  figures (imported as submodules: ``from bpe_lab.widgets import MergeStepper``)
+  figures (imported as submodules: ``from bpe_lab.ui.widgets import MergeStepper``)
 - ``check``, ``release``, ``grader``, ``sandbox``: self-checks, exercise
   generation and grading (``bpe-lab release``, ``bpe-lab grade``)
 """
 
-from .bytelevel_train import train_bytelevel
-from .bytes_unicode import bytes_to_unicode, unicode_to_bytes
-from .compression import compress, decompress
-from .encode import apply_merges, decode_words, encode_text, encode_word, longest_match, merge_ranks, vocabulary
-from .mergefile import load_merges, save_merges
-from .pretokenize import GPT2_PATTERN, gpt2_pretokenize, split_special, split_words, word_frequencies
-from .pretrained import gpt2_tokenizer
-from .textfile import read_text
-from .tokenizer import Tokenizer
-from .train import Round, Trace, count_pairs, merge_symbols, pick_pair, train_bpe, train_trace, word_to_symbols
+from bpe_lab.bytelevel.byte_map import bytes_to_unicode, unicode_to_bytes
+from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.bytelevel.train import train_bytelevel
+from bpe_lab.core.encode import (
+    apply_merges,
+    decode_words,
+    encode_text,
+    encode_word,
+    longest_match,
+    merge_ranks,
+    vocabulary,
+)
+from bpe_lab.core.mergefile import load_merges, save_merges
+from bpe_lab.core.pretokenize import GPT2_PATTERN, gpt2_pretokenize, split_special, split_words, word_frequencies
+from bpe_lab.core.textfile import read_text
+from bpe_lab.core.train import (
+    Round,
+    Trace,
+    count_pairs,
+    merge_symbols,
+    pick_pair,
+    train_bpe,
+    train_trace,
+    word_to_symbols,
+)
+from bpe_lab.variants.compression import compress, decompress
 
 __version__ = "0.1.0"
 

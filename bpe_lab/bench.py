@@ -10,7 +10,7 @@ machine; ratios measured in the same run mean more):
   (Rust, one thread) at a 10,000-entry vocabulary on a ~30 MB corpus, each
   in a fresh process so that its peak memory is its own;
 - the small case: ~130 KB of English, vocabulary 500;
-- encoding throughput, if the encoder (``bpe_lab.tokenizer``) is there.
+- encoding throughput, if the encoder (``bpe_lab.bytelevel.tokenizer``) is there.
 
 The corpus is real text that needs no download: every ``.py``, ``.txt`` and
 ``.rst`` file of this Python's standard library joined with
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .scaling import best_time
+from bpe_lab.variants.scaling import best_time
 
 __all__ = ["Row", "Sizes", "stdlib_corpus", "english_sample", "run_benchmarks", "format_table", "add_bench_command"]
 
@@ -59,8 +59,16 @@ class Sizes:
     repeat: int = 2  # best of: the big runs alternate ours / HF this many times
 
     @classmethod
-    def quick(cls) -> "Sizes":
-        return cls(corpus_bytes=1_000_000, textbook_bytes=50_000, fast_merges=200, textbook_merges=20, vocab_size=1_000, encode_bytes=200_000, repeat=1)
+    def quick(cls) -> Sizes:
+        return cls(
+            corpus_bytes=1_000_000,
+            textbook_bytes=50_000,
+            fast_merges=200,
+            textbook_merges=20,
+            vocab_size=1_000,
+            encode_bytes=200_000,
+            repeat=1,
+        )
 
 
 @dataclass
@@ -81,7 +89,12 @@ class Row:
 def _stdlib_files() -> Iterator[Path]:
     root = Path(sysconfig.get_paths()["stdlib"])
     for path in sorted(root.rglob("*")):  # sorted: the same corpus on every run
-        if path.suffix in _SUFFIXES and "site-packages" not in path.parts and "dist-packages" not in path.parts and path.is_file():
+        if (
+            path.suffix in _SUFFIXES
+            and "site-packages" not in path.parts
+            and "dist-packages" not in path.parts
+            and path.is_file()
+        ):
             yield path
 
 
@@ -125,7 +138,7 @@ def english_sample(num_bytes: int = 130_000) -> str:
     """About ``num_bytes`` of English prose: the course's Python documentation
     corpus if present, else the same topics from the standard library."""
     try:
-        from .corpora import python_docs
+        from bpe_lab.core.corpora import python_docs
 
         text = python_docs()
     except ImportError:  # pragma: no cover - the corpora module ships with the course
@@ -173,12 +186,17 @@ def _child_bytelevel(path: str, vocab_size: int, workers: int | None) -> dict:
     and of the largest counting worker."""
     import resource
 
-    from .bytelevel_train import train_bytelevel
+    from bpe_lab.bytelevel.train import train_bytelevel
 
     start = time.perf_counter()
     _, merges = train_bytelevel(path, vocab_size, [ENDOFTEXT], workers=workers, progress=False)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "merges": len(merges), "peak_mb": _peak_mb(resource.RUSAGE_SELF), "worker_mb": _peak_mb(resource.RUSAGE_CHILDREN)}
+    return {
+        "seconds": seconds,
+        "merges": len(merges),
+        "peak_mb": _peak_mb(resource.RUSAGE_SELF),
+        "worker_mb": _peak_mb(resource.RUSAGE_CHILDREN),
+    }
 
 
 def _child_hf(path: str, vocab_size: int) -> dict:
@@ -192,7 +210,10 @@ def _child_hf(path: str, vocab_size: int) -> dict:
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=[ENDOFTEXT], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+        vocab_size=vocab_size,
+        special_tokens=[ENDOFTEXT],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tokenizer.train([path], trainer)
     seconds = time.perf_counter() - start
@@ -208,9 +229,9 @@ def bench_textbook_vs_fast(text: str, sizes: Sizes) -> Row:
     ``fast_merges`` it is timed on the first rounds only and scaled
     linearly, an over-estimate (its rounds get cheaper as words shrink),
     and the row says so."""
-    from .pretokenize import word_frequencies
-    from .train import train_bpe
-    from .train_fast import train_fast
+    from bpe_lab.core.pretokenize import word_frequencies
+    from bpe_lab.core.train import train_bpe
+    from bpe_lab.core.train_fast import train_fast
 
     word_freq = word_frequencies(text)
     n, k = sizes.fast_merges, min(sizes.textbook_merges, sizes.fast_merges)
@@ -227,7 +248,8 @@ def bench_textbook_vs_fast(text: str, sizes: Sizes) -> Row:
     estimate = textbook * n / k
     row.reference, row.ratio = f"train_bpe ~{estimate:.0f} s (est.)", f"~{estimate / fast:,.0f}x faster (est.)"
     row.notes.append(
-        f"train_bpe timed at {k} merges only ({textbook:.2f} s, {textbook / fast_k:.0f}x train_fast's {fast_k:.2f} s there) "
+        f"train_bpe timed at {k} merges only "
+        f"({textbook:.2f} s, {textbook / fast_k:.0f}x train_fast's {fast_k:.2f} s there) "
         f"and scaled by {n}/{k}: an over-estimate; a full run (no --quick or --textbook-merges) measures it"
     )
     return row
@@ -258,8 +280,13 @@ def bench_bytelevel_vs_hf(path: Path, sizes: Sizes) -> list[Row]:
     rows = []
     for name, label in (("workers", f"counting in up to {os.cpu_count()} processes"), ("one process", "one process")):
         ours = best[name]
-        row = Row(f"byte-level training, vocab {sizes.vocab_size:,}, {size_mb:.1f} MB, {label}", f"train_bytelevel {ours['seconds']:.2f} s")
-        row.memory = f"ours {ours['peak_mb']:.0f} MB" + (f" + {ours['worker_mb']:.0f} MB per worker" if ours["worker_mb"] else "")
+        row = Row(
+            f"byte-level training, vocab {sizes.vocab_size:,}, {size_mb:.1f} MB, {label}",
+            f"train_bytelevel {ours['seconds']:.2f} s",
+        )
+        row.memory = f"ours {ours['peak_mb']:.0f} MB" + (
+            f" + {ours['worker_mb']:.0f} MB per worker" if ours["worker_mb"] else ""
+        )
         rows.append(_versus_hf(row, ours, best["hf"]))
     rows[0].notes.append(
         f"best of {sizes.repeat}, each in a fresh process; HF does not cut {ENDOFTEXT} out and pre-tokenizes "
@@ -280,7 +307,7 @@ def _versus_hf(row: Row, ours: dict, hf: dict) -> Row:
 
 
 def bench_small(sizes: Sizes) -> Row:
-    from .bytelevel_train import train_bytelevel
+    from bpe_lab.bytelevel.train import train_bytelevel
 
     text = english_sample(sizes.small_bytes)
     with tempfile.TemporaryDirectory() as tmp:
@@ -297,11 +324,11 @@ def bench_small(sizes: Sizes) -> Row:
 def bench_encoding(path: Path, sizes: Sizes) -> list[Row]:
     """Encoding throughput with GPT-2's ranks: bpe_lab's Tokenizer vs tiktoken
     (one thread). A hook for the encoder chapter: skipped, with a row that
-    says why, when ``bpe_lab.tokenizer`` / ``bpe_lab.pretrained`` or tiktoken
+    says why, when ``bpe_lab.bytelevel.tokenizer`` / ``bpe_lab.bytelevel.gpt2`` or tiktoken
     are not there."""
     try:
-        from .pretokenize import GPT2_PATTERN
-        from .pretrained import GPT2_RANKS_PATH, gpt2_tokenizer, load_tiktoken_ranks
+        from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, gpt2_tokenizer, load_tiktoken_ranks
+        from bpe_lab.core.pretokenize import GPT2_PATTERN
     except ImportError as err:
         return [Row("encoding, GPT-2 ranks", "skipped", notes=[f"no encoder yet ({err})"])]
     with open(path, "rb") as f:
@@ -316,7 +343,9 @@ def bench_encoding(path: Path, sizes: Sizes) -> list[Row]:
         row.notes.append("tiktoken not installed")
         return [row]
     ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
-    encoding = tiktoken.Encoding(name="bpe_lab_gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={ENDOFTEXT: len(ranks)})
+    encoding = tiktoken.Encoding(
+        name="bpe_lab_gpt2", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={ENDOFTEXT: len(ranks)}
+    )
     theirs_s = best_time(lambda: encoding.encode(text, allowed_special="all"), repeat=1)
     row.reference = f"tiktoken {megabytes / theirs_s:.1f} MB/s"
     row.ratio = f"{theirs_s / ours_s:.0%} of tiktoken"
@@ -330,7 +359,7 @@ def _bench_hf_encoding(ours, text: str, ours_s: float) -> list[Row]:
         import tokenizers
     except ImportError:
         return []
-    from .tokenizer_files import write_gpt2_files
+    from bpe_lab.bytelevel.files import write_gpt2_files
 
     with tempfile.TemporaryDirectory() as folder:
         vocab_path, merges_path = Path(folder) / "vocab.json", Path(folder) / "merges.txt"
@@ -342,10 +371,19 @@ def _bench_hf_encoding(ours, text: str, ours_s: float) -> list[Row]:
     hf_s = best_time(lambda: [hf.encode(doc) for doc in documents], repeat=1)
     megabytes = len(text.encode()) / 1e6
     case = f"encoding, GPT-2 ranks, {megabytes:.1f} MB, {len(documents):,} documents"
-    return [Row(case, f"Tokenizer.encode {megabytes / ours_s:.1f} MB/s", f"HF tokenizers {megabytes / hf_s:.1f} MB/s", f"{hf_s / ours_s:.1f}x faster")]
+    return [
+        Row(
+            case,
+            f"Tokenizer.encode {megabytes / ours_s:.1f} MB/s",
+            f"HF tokenizers {megabytes / hf_s:.1f} MB/s",
+            f"{hf_s / ours_s:.1f}x faster",
+        )
+    ]
 
 
-def run_benchmarks(sizes: Sizes = Sizes(), *, cache_dir: str | None = None, say: Callable[[str], object] = print) -> list[Row]:
+def run_benchmarks(
+    sizes: Sizes = Sizes(), *, cache_dir: str | None = None, say: Callable[[str], object] = print
+) -> list[Row]:
     """Every benchmark, in order; ``say`` reports progress between them."""
     say("building / reading the standard-library corpus ...")
     corpus = stdlib_corpus(cache_dir, sizes.corpus_bytes)
@@ -392,12 +430,20 @@ def _run(args: argparse.Namespace) -> None:
 
 def add_bench_command(subparsers) -> None:
     """Register ``bpe-lab bench`` (kept here so cli.py only wires it in)."""
-    parser = subparsers.add_parser("bench", help="time the trainers and encoders against the textbook code, HF tokenizers and tiktoken")
+    parser = subparsers.add_parser(
+        "bench", help="time the trainers and encoders against the textbook code, HF tokenizers and tiktoken"
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run of a few seconds")
     parser.add_argument(
-        "--textbook-merges", type=int, help="time the textbook trainer on only this many merges and extrapolate (default: all of them, ~2 min)"
+        "--textbook-merges",
+        type=int,
+        help="time the textbook trainer on only this many merges and extrapolate (default: all of them, ~2 min)",
     )
-    parser.add_argument("--corpus-mb", type=float, help="use only the first files of the standard library, about this many MB")
-    parser.add_argument("--cache-dir", help="where to keep the corpus file (default: $BPE_LAB_CACHE or ~/.cache/bpe_lab)")
+    parser.add_argument(
+        "--corpus-mb", type=float, help="use only the first files of the standard library, about this many MB"
+    )
+    parser.add_argument(
+        "--cache-dir", help="where to keep the corpus file (default: $BPE_LAB_CACHE or ~/.cache/bpe_lab)"
+    )
     parser.add_argument("--quiet", action="store_true", help="print only the table")
     parser.set_defaults(run=_run)

@@ -1,7 +1,7 @@
 """The ``bpe-lab`` command: train and encode from a terminal.
 
-    bpe-lab train corpus.txt --merges 100 --out merges.txt
-    bpe-lab encode --merges-file merges.txt lowest newer
+bpe-lab train corpus.txt --merges 100 --out merges.txt
+bpe-lab encode --merges-file merges.txt lowest newer
 """
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ import argparse
 import sys
 import warnings
 
-from .bench import add_bench_command
-from .encode import encode_text
-from .grader import add_grade_command
-from .mergefile import load_merges, save_merges
-from .pretokenize import word_frequencies
-from .release import add_release_command
-from .textfile import read_text
-from .train import TIE_BREAKS, train_bpe
+from bpe_lab.bench import add_bench_command
+from bpe_lab.core.encode import encode_text
+from bpe_lab.core.mergefile import load_merges, save_merges
+from bpe_lab.core.pretokenize import word_frequencies
+from bpe_lab.core.symbols import TIE_BREAKS
+from bpe_lab.core.textfile import read_text
+from bpe_lab.core.train import train_bpe
+from bpe_lab.grading.grader import add_grade_command
+from bpe_lab.grading.release import add_release_command
 
 
 def _train(args: argparse.Namespace) -> None:

@@ -5,7 +5,14 @@ from bpe_lab.bench import Row, Sizes, format_table, stdlib_corpus
 from bpe_lab.cli import main
 
 TINY = Sizes(
-    corpus_bytes=200_000, textbook_bytes=20_000, fast_merges=50, textbook_merges=10, vocab_size=400, small_bytes=20_000, small_vocab=300, encode_bytes=20_000
+    corpus_bytes=200_000,
+    textbook_bytes=20_000,
+    fast_merges=50,
+    textbook_merges=10,
+    vocab_size=400,
+    small_bytes=20_000,
+    small_vocab=300,
+    encode_bytes=20_000,
 )
 
 
@@ -13,9 +20,21 @@ def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatc
     monkeypatch.setattr(Sizes, "quick", classmethod(lambda cls: TINY))
     assert main(["bench", "--quick", "--quiet", "--cache-dir", str(tmp_path)]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
-    assert [row.split(",")[0] for row in rows] == ["| textbook trainer", "| byte-level training", "| byte-level training", "| small case", "| encoding", "| encoding"]
+    assert [row.split(",")[0] for row in rows] == [
+        "| textbook trainer",
+        "| byte-level training",
+        "| byte-level training",
+        "| small case",
+        "| encoding",
+        "| encoding",
+    ]
     assert "tiktoken" in rows[4] and "HF tokenizers" in rows[5]
-    assert "train_fast" in rows[0] and "train_bytelevel" in rows[1] and "HF tokenizers" in rows[1] and "one process" in rows[2]
+    assert (
+        "train_fast" in rows[0]
+        and "train_bytelevel" in rows[1]
+        and "HF tokenizers" in rows[1]
+        and "one process" in rows[2]
+    )
 
 
 def test_corpus_is_cached_and_joined_with_endoftext(tmp_path):

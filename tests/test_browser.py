@@ -53,7 +53,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python
 psutil = pytest.importorskip("psutil", reason="psutil is needed to stop the kernels this test starts")
 
 NOTEBOOK_CELLS = [
-    "from bpe_lab.widgets import MergeStepper",
+    "from bpe_lab.ui.widgets import MergeStepper",
     f"stepper = MergeStepper({CORPUS!r}, num_merges=5)\nstepper",
 ]
 
@@ -96,10 +96,14 @@ def _lab_env(tmp: Path) -> dict[str, str]:
         path.mkdir(parents=True, exist_ok=True)
     # The announcements plugin asks "receive official Jupyter news?" on first
     # start; disable it, and turn off news and update checks in its settings.
-    _write_json(dirs["config"] / "labconfig" / "page_config.json",
-                {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
-    _write_json(dirs["settings"] / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings",
-                {"fetchNews": "false", "checkForUpdates": False})
+    _write_json(
+        dirs["config"] / "labconfig" / "page_config.json",
+        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}},
+    )
+    _write_json(
+        dirs["settings"] / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings",
+        {"fetchNews": "false", "checkForUpdates": False},
+    )
     env = dict(os.environ)
     env.update(
         JUPYTER_CONFIG_DIR=str(dirs["config"]),
@@ -118,9 +122,15 @@ def _lab_env(tmp: Path) -> dict[str, str]:
 
 def _lab_command(port: int, token: str, notebooks: Path) -> list[str]:
     command = [
-        sys.executable, "-m", "jupyterlab",
-        "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={notebooks}",
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={notebooks}",
         "--LabApp.expose_app_in_browser=True",
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -184,8 +194,13 @@ def lab(tmp_path_factory) -> Iterator[tuple[str, str]]:
     base, log = f"http://127.0.0.1:{port}", tmp / "jupyterlab.log"
     with open(log, "wb") as out:
         proc = subprocess.Popen(
-            _lab_command(port, token, notebooks), env=_lab_env(tmp), cwd=notebooks,
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+            _lab_command(port, token, notebooks),
+            env=_lab_env(tmp),
+            cwd=notebooks,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     try:
         _wait_for_server(proc, base, token, log)

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.bytelevel_encode import LONG_PIECE, heap_merges, merge_bytes, replay_merges, scan_merges
-from bpe_lab.pretrained import gpt2_tokenizer
+from bpe_lab.bytelevel.encoders import LONG_PIECE, heap_merges, merge_bytes, replay_merges, scan_merges
+from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 
 ENCODERS = [replay_merges, scan_merges, heap_merges, merge_bytes]
 
@@ -54,7 +54,9 @@ def test_encoders_agree_on_gpt2(text):
 @pytest.mark.parametrize("data", [b" " * (LONG_PIECE + 300), b"ab" * 400, "🎉".encode() * 100, bytes(range(256)) * 2])
 def test_long_pieces(data):
     ranks = gpt2_ranks()
-    assert heap_merges(data, ranks) == scan_merges(data, ranks) == merge_bytes(data, ranks) == replay_merges(data, ranks)
+    assert (
+        heap_merges(data, ranks) == scan_merges(data, ranks) == merge_bytes(data, ranks) == replay_merges(data, ranks)
+    )
 
 
 def test_leftmost_pair_first_on_ties():

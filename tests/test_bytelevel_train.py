@@ -10,9 +10,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.bytelevel_train import chunk_bounds, count_pretokens, train_bytelevel
-from bpe_lab.pretokenize import gpt2_pretokenize, split_special
-from bpe_lab.train import count_pairs, merge_symbols, pick_pair
+from bpe_lab.bytelevel.train import chunk_bounds, count_pretokens, train_bytelevel
+from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
+from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair
 
 EOT = "<|endoftext|>"
 
@@ -47,7 +47,10 @@ def reference(text, vocab_size, special_tokens):
     """The textbook loop on byte tuples: recount everything every round,
     ties to the greatest pair. Returns the merges and the number of rounds
     before the first one with a tie."""
-    corpus = {tuple(bytes([b]) for b in token.encode("utf-8")): n for token, n in reference_counts(text, special_tokens).items()}
+    corpus = {
+        tuple(bytes([b]) for b in token.encode("utf-8")): n
+        for token, n in reference_counts(text, special_tokens).items()
+    }
     merges, untied = [], None
     for _ in range(vocab_size - 256 - len(special_tokens)):
         counts = count_pairs(corpus)
@@ -101,7 +104,9 @@ def test_special_tokens_are_never_merged_across(corpus_file):
 
 
 def test_running_out_of_pairs_stops_early_and_warns(corpus_file):
-    with pytest.warns(UserWarning, match=r"vocab_size=300 needs 44 merges but only 1 were possible.*257 entries") as record:
+    with pytest.warns(
+        UserWarning, match=r"vocab_size=300 needs 44 merges but only 1 were possible.*257 entries"
+    ) as record:
         vocab, merges = train_bytelevel(corpus_file("ab"), 300, [])
     assert merges == [(b"a", b"b")] and len(vocab) == 257
     assert record[0].filename == __file__
@@ -166,12 +171,40 @@ def test_cuts_fall_before_special_tokens_or_at_safe_spaces(corpus_file):
     data = open(path, "rb").read()
     assert len(bounds) > 5 and all(data[cut:].startswith(EOT.encode()) for cut in bounds[1:-1])
     # no special token: cut before a space or newline between two ASCII non-spaces
-    assert chunk_bounds(corpus_file("word " * 100, "flat.txt"), [], 16) == [0, 19, 39, 59, 79, 99, 119, 139, 159, 179, 199, 219, 239, 259, 279, 299, 319, 339, 359, 379, 399, 419, 439, 459, 479, 500]
+    assert chunk_bounds(corpus_file("word " * 100, "flat.txt"), [], 16) == [
+        0,
+        19,
+        39,
+        59,
+        79,
+        99,
+        119,
+        139,
+        159,
+        179,
+        199,
+        219,
+        239,
+        259,
+        279,
+        299,
+        319,
+        339,
+        359,
+        379,
+        399,
+        419,
+        439,
+        459,
+        479,
+        500,
+    ]
     # nowhere safe (only non-ASCII letters and spaces): one chunk
     assert chunk_bounds(corpus_file("été " * 100, "french.txt"), [], 16) == [0, 600]
 
 
 # -- parity with HF tokenizers where it can be exact -----------------------
+
 
 def gpt2_byte_map():
     """GPT-2's printable stand-in for each byte (HF's ByteLevel uses it)."""

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab.bytes_unicode import bytes_to_unicode, printable_to_token, token_to_printable, unicode_to_bytes
+from bpe_lab.bytelevel.byte_map import bytes_to_unicode, printable_to_token, token_to_printable, unicode_to_bytes
 
 
 def test_bijection_over_all_bytes():

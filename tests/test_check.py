@@ -6,9 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_lab import check, compress, count_pairs, decode_words, decompress, encode_word, longest_match, merge_symbols, train_bpe
-from bpe_lab.check import TEXTBOOK_CORPUS, CheckFailed, Mistake, find_first_mistake
-from bpe_lab.compression import Compressed
+from bpe_lab import (
+    compress,
+    count_pairs,
+    decode_words,
+    decompress,
+    encode_word,
+    longest_match,
+    merge_symbols,
+    train_bpe,
+)
+from bpe_lab.grading import check
+from bpe_lab.grading.check import TEXTBOOK_CORPUS, CheckFailed, Mistake, find_first_mistake
+from bpe_lab.variants.compression import Compressed
 
 # ------------------------------------------------------------ references pass
 
@@ -29,8 +39,8 @@ def _merge_and_update(corpus, counts, pair):
 
 
 def _bytelevel_setup():
-    from bpe_lab.bytelevel_train import train_bytelevel
-    from bpe_lab.corpora import DATA_DIR
+    from bpe_lab.bytelevel.train import train_bytelevel
+    from bpe_lab.core.corpora import DATA_DIR
 
     special = ["<|endoftext|>"]
     vocab, merges = train_bytelevel(DATA_DIR / "python_docs.txt", 300, special)
@@ -38,7 +48,9 @@ def _bytelevel_setup():
 
 
 REFERENCES = {
-    "most_frequent_pair": lambda: check.check_most_frequent_pair(lambda d: (compress(d, max_rounds=1).rounds[0].pair, compress(d, max_rounds=1).rounds[0].count)),
+    "most_frequent_pair": lambda: check.check_most_frequent_pair(
+        lambda d: (compress(d, max_rounds=1).rounds[0].pair, compress(d, max_rounds=1).rounds[0].count)
+    ),
     "compress": lambda: check.check_compress(_compress),
     "decompress": lambda: check.check_decompress(lambda data, table: decompress(Compressed(data, table, (), 0))),
     "count_pairs": lambda: check.check_count_pairs(count_pairs),
@@ -60,9 +72,9 @@ def test_the_package_passes_its_own_checks(name, capsys):
 
 
 def test_the_byte_level_references_pass(capsys):
-    from bpe_lab.bytes_unicode import bytes_to_unicode
-    from bpe_lab.tokenizer import Tokenizer
-    from bpe_lab.variants import sp_decode, viterbi
+    from bpe_lab.bytelevel.byte_map import bytes_to_unicode
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
+    from bpe_lab.variants.subword import sp_decode, viterbi
 
     vocab, merges, special = _bytelevel_setup()
     check.check_bytes_to_unicode(bytes_to_unicode)
@@ -132,27 +144,55 @@ def _stub(*args):
 
 
 MISTAKES = [
-    (check.check_count_pairs, _unweighted, "you counted each pair once per word: weight every occurrence by the word's frequency"),
-    (check.check_count_pairs, lambda c: {p: n for p, n in count_pairs(c).items() if p[0] != p[1]} | {p: n - 1 for p, n in count_pairs(c).items() if p[0] == p[1]}, "count overlapping occurrences too"),
-    (check.check_merge_pair, _right_to_left, "skip an occurrence that overlaps one already joined: ('a', 'a', 'a', 'a') becomes ('aa', 'aa')"),
+    (
+        check.check_count_pairs,
+        _unweighted,
+        "you counted each pair once per word: weight every occurrence by the word's frequency",
+    ),
+    (
+        check.check_count_pairs,
+        lambda c: (
+            {p: n for p, n in count_pairs(c).items() if p[0] != p[1]}
+            | {p: n - 1 for p, n in count_pairs(c).items() if p[0] == p[1]}
+        ),
+        "count overlapping occurrences too",
+    ),
+    (
+        check.check_merge_pair,
+        _right_to_left,
+        "skip an occurrence that overlaps one already joined: ('a', 'a', 'a', 'a') becomes ('aa', 'aa')",
+    ),
     (check.check_merge_pair, _by_string, "join only whole symbols"),
-    (check.check_train, lambda wf, n: train_bpe(wf, n, tie_break="lexicographic"),
-     "round 1: expected ('e', 's') with count 9, got ('t', '</w>') (count 9): ties go to the pair met first"),
-    (check.check_train, lambda wf, n: train_bpe(wf, n, end_of_word=None), "every word ends with the end-of-word marker '</w>'"),
+    (
+        check.check_train,
+        lambda wf, n: train_bpe(wf, n, tie_break="lexicographic"),
+        "round 1: expected ('e', 's') with count 9, got ('t', '</w>') (count 9): ties go to the pair met first",
+    ),
+    (
+        check.check_train,
+        lambda wf, n: train_bpe(wf, n, end_of_word=None),
+        "every word ends with the end-of-word marker '</w>'",
+    ),
     (check.check_train, lambda wf, n: train_bpe(dict.fromkeys(wf, 1), n), "weight every pair by its word's frequency"),
     (check.check_encode_word, longest_match, "that is longest match; BPE replays the merges by rank"),
     (check.check_encode_word, _no_marker_encode, "the end-of-word marker is lost"),
     (check.check_decode, lambda s: "".join(s).replace("</w>", " "), "nothing after the last word"),
     (check.check_most_frequent_pair, _overlapping_gage, "count non-overlapping occurrences"),
     (check.check_decompress, _forward_decompress, "expand the newest code first"),
-    (check.check_first_mistake, lambda wf, t: (lambda m: m and (m[0] - 1, m[1], m[2]))(_first_mistake(wf, t)), "number the rounds from 1"),
+    (
+        check.check_first_mistake,
+        lambda wf, t: (lambda m: m and (m[0] - 1, m[1], m[2]))(_first_mistake(wf, t)),
+        "number the rounds from 1",
+    ),
     (check.check_longest_match, encode_word, "that is BPE's rank replay"),
     (check.check_train, _stub, "train is not written yet: replace `raise NotImplementedError()`"),
     (check.check_count_pairs, lambda c: 1 / 0, "raised ZeroDivisionError"),
 ]
 
 
-@pytest.mark.parametrize("run_check, wrong, hint", MISTAKES, ids=[f"{m[0].__name__}-{i}" for i, m in enumerate(MISTAKES)])
+@pytest.mark.parametrize(
+    "run_check, wrong, hint", MISTAKES, ids=[f"{m[0].__name__}-{i}" for i, m in enumerate(MISTAKES)]
+)
 def test_a_classic_mistake_fails_with_its_hint(run_check, wrong, hint):
     with pytest.raises(CheckFailed) as failure:
         run_check(wrong)

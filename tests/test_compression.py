@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab.compression import Compressed, Round, compress, decompress
+from bpe_lab.variants.compression import Compressed, Round, compress, decompress
 
 
 def test_hand_worked_example():

@@ -2,12 +2,14 @@
 
 import pytest
 
-from bpe_lab.corpora import DATA_DIR, LANGUAGES, parallel_sentences, python_docs, python_docs_topics
+from bpe_lab.core.corpora import DATA_DIR, LANGUAGES, parallel_sentences, python_docs, python_docs_topics
 
 
 def test_every_corpus_ships_with_its_licence():
     assert (DATA_DIR / "python_docs.txt").is_file()
-    assert "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in (DATA_DIR / "python_docs.LICENSE.txt").read_text(encoding="utf-8")
+    assert "PYTHON SOFTWARE FOUNDATION LICENSE VERSION 2" in (DATA_DIR / "python_docs.LICENSE.txt").read_text(
+        encoding="utf-8"
+    )
     assert "CC0" in (DATA_DIR / "parallel_sentences.tsv").read_text(encoding="utf-8")
 
 

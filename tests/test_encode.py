@@ -6,7 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab import apply_merges, decode_words, encode_text, encode_word, longest_match, merge_ranks, train_bpe, vocabulary
+from bpe_lab import (
+    apply_merges,
+    decode_words,
+    encode_text,
+    encode_word,
+    longest_match,
+    merge_ranks,
+    train_bpe,
+    vocabulary,
+)
 
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 ABC = [("a", "b"), ("b", "c"), ("a", "bc")]

@@ -21,7 +21,9 @@ def test_environment_yml_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = dict(map(_name_and_spec, project["dependencies"] + project["optional-dependencies"]["test"]))
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
-    listed = dict(_name_and_spec(d) for d in env["dependencies"] if isinstance(d, str) and not d.startswith(("python", "pip")))
+    listed = dict(
+        _name_and_spec(d) for d in env["dependencies"] if isinstance(d, str) and not d.startswith(("python", "pip"))
+    )
     assert listed == wanted, "environment.yml and pyproject.toml list different dependencies"
     pip_section = [d for d in env["dependencies"] if isinstance(d, dict)]
     assert pip_section == [{"pip": ["-e ."]}]

@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 
 from bpe_lab.cli import main
-from bpe_lab.grader import Limits, assemble, grade, gradebook, load_tasks, parse_hidden
-from bpe_lab.release import release_notebook
+from bpe_lab.grading.grader import Limits, assemble, grade, gradebook, load_tasks, parse_hidden
+from bpe_lab.grading.release import release_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -35,10 +35,16 @@ def _solution(name: str) -> nbformat.NotebookNode:
 
 def _answers(name: str) -> dict[str, str]:
     """grade_id -> solution source of every answer cell."""
-    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in _solution(name).cells if c.metadata.get("nbgrader", {}).get("solution")}
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in _solution(name).cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
 
 
-def submission(name: str, answers: dict[str, str] | None = None, *, solved: bool = True, prepend: str = "", edit=None) -> nbformat.NotebookNode:
+def submission(
+    name: str, answers: dict[str, str] | None = None, *, solved: bool = True, prepend: str = "", edit=None
+) -> nbformat.NotebookNode:
     """A student's notebook: the exercise with answer cells filled (from the
     solution when ``solved``, then ``answers``), an optional extra first code
     cell, and an optional ``edit(nb)`` for anything else."""
@@ -71,14 +77,22 @@ DECODE = "03_encoding_decode_answer"
 
 WRONG = {
     # classic mistakes: (notebook, answers) -> the points each task must keep
-    "unweighted_counts": ("02_training", {"02_training_count_pairs_answer": '''
+    "unweighted_counts": (
+        "02_training",
+        {
+            "02_training_count_pairs_answer": """
 def count_pairs(corpus):
     counts = {}
     for symbols in corpus:
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + 1
-    return counts'''}),
-    "overlap_merge": ("02_training", {"02_training_merge_pair_answer": '''
+    return counts"""
+        },
+    ),
+    "overlap_merge": (
+        "02_training",
+        {
+            "02_training_merge_pair_answer": """
 def merge_pair(symbols, pair):
     out = list(symbols)
     i = len(out) - 2
@@ -86,8 +100,13 @@ def merge_pair(symbols, pair):
         if (out[i], out[i + 1]) == pair:
             out[i : i + 2] = [pair[0] + pair[1]]
         i -= 1
-    return tuple(out)'''}),
-    "lexicographic_ties": ("02_training", {"02_training_train_answer": '''
+    return tuple(out)"""
+        },
+    ),
+    "lexicographic_ties": (
+        "02_training",
+        {
+            "02_training_train_answer": """
 def train(word_freq, num_merges):
     corpus = {tuple(word) + ("</w>",): freq for word, freq in word_freq.items()}
     merges = []
@@ -98,8 +117,13 @@ def train(word_freq, num_merges):
         pair = max(counts, key=lambda p: (counts[p], p))
         merges.append(pair)
         corpus = {merge_pair(s, pair): f for s, f in corpus.items()}
-    return merges'''}),
-    "lost_end_of_word_train": ("02_training", {"02_training_train_answer": '''
+    return merges"""
+        },
+    ),
+    "lost_end_of_word_train": (
+        "02_training",
+        {
+            "02_training_train_answer": """
 def train(word_freq, num_merges):
     corpus = {tuple(word): freq for word, freq in word_freq.items()}
     merges = []
@@ -111,8 +135,13 @@ def train(word_freq, num_merges):
         pair = next(p for p, c in counts.items() if c == best)
         merges.append(pair)
         corpus = {merge_pair(s, pair): f for s, f in corpus.items()}
-    return merges'''}),
-    "longest_match": ("03_encoding", {ENCODE: '''
+    return merges"""
+        },
+    ),
+    "longest_match": (
+        "03_encoding",
+        {
+            ENCODE: """
 def encode_word(word, merges):
     vocab = {a + b for a, b in merges}
     symbols, out, i = list(word) + ["</w>"], [], 0
@@ -122,18 +151,34 @@ def encode_word(word, merges):
             j -= 1
         out.append("".join(symbols[i:j]))
         i = j
-    return out'''}),
+    return out"""
+        },
+    ),
     "lost_end_of_word_encode": ("03_encoding", {ENCODE: _answers("03_encoding")[ENCODE].replace(' + ["</w>"]', "")}),
-    "overlapping_gage_counts": ("01_compression", {"01_compression_most_frequent_pair_answer": '''
+    "overlapping_gage_counts": (
+        "01_compression",
+        {
+            "01_compression_most_frequent_pair_answer": """
 def most_frequent_pair(data):
     counts = {}
     for pair in zip(data, data[1:]):
         counts[pair] = counts.get(pair, 0) + 1
     best = max(counts.values())
-    return next((p, c) for p, c in counts.items() if c == best)'''}),
-    "special_tokens_split_into_bytes": ("05_bytelevel", {"05_bytelevel_encode_answer": _answers("05_bytelevel")["05_bytelevel_encode_answer"].replace(
-        "split_special(text, special_tokens)", "[(text, False)]")}),
-    "greedy_instead_of_viterbi": ("06_variants", {"06_variants_viterbi_answer": '''
+    return next((p, c) for p, c in counts.items() if c == best)"""
+        },
+    ),
+    "special_tokens_split_into_bytes": (
+        "05_bytelevel",
+        {
+            "05_bytelevel_encode_answer": _answers("05_bytelevel")["05_bytelevel_encode_answer"].replace(
+                "split_special(text, special_tokens)", "[(text, False)]"
+            )
+        },
+    ),
+    "greedy_instead_of_viterbi": (
+        "06_variants",
+        {
+            "06_variants_viterbi_answer": """
 def viterbi(word, logprobs):
     symbols, out, i = list(word) + ["</w>"], [], 0
     while i < len(symbols):
@@ -142,7 +187,9 @@ def viterbi(word, logprobs):
             j -= 1
         out.append("".join(symbols[i:j]))
         i = j
-    return out'''}),
+    return out"""
+        },
+    ),
 }
 
 #: Points each wrong submission keeps, task by task (a mistake in a helper
@@ -176,14 +223,37 @@ HOSTILE = {
     # name -> (notebook, builder kwargs); all use 03_encoding: encode_word (3) then decode (2)
     "sys_exit": {"answers": {ENCODE: "import sys\ndef encode_word(word, merges):\n    sys.exit()"}},
     "os_exit": {"answers": {ENCODE: "import os\ndef encode_word(word, merges):\n    os._exit(0)"}},
-    "kernel_crash": {"answers": {ENCODE: "import os, signal\ndef encode_word(word, merges):\n    os.kill(os.getpid(), signal.SIGKILL)"}},
+    "kernel_crash": {
+        "answers": {
+            ENCODE: "import os, signal\ndef encode_word(word, merges):\n    os.kill(os.getpid(), signal.SIGKILL)"
+        }
+    },
     "crash_at_top": {"prepend": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "solved": False},
     "megabytes_of_output": {"prepend": "for _ in range(200):\n    print('x' * 100_000)"},
-    "deletes_files": {"prepend": "import os, shutil\nfor entry in os.listdir('.'):\n    shutil.rmtree(entry, ignore_errors=True) if os.path.isdir(entry) else os.remove(entry)"},
-    "monkeypatches_bpe_lab": {"solved": False, "prepend": "import bpe_lab, bpe_lab.check\nfor name in dir(bpe_lab.check):\n    if name.startswith('check_'):\n        setattr(bpe_lab.check, name, lambda *a, **k: print('all good!'))\nbpe_lab.encode_word = lambda *a, **k: ['x']"},
-    "redefines_check": {"solved": False, "edit": lambda nb: nb.cells.insert(3, nbformat.v4.new_code_cell("class check:\n    def __getattr__(self, name):\n        return lambda *a: None\ncheck = check()"))},
-    "neuters_later_cells": {"solved": False, "prepend": "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])"},
-    "forges_probe_results": {"solved": False, "prepend": "import bpe_lab.check\nbpe_lab.check.check_encode_word = bpe_lab.check.check_decode = print\nimport IPython.display as d\n_real = d.publish_display_data\nd.publish_display_data = lambda data, *a, **k: _real({m: [{'repr': 'None'}] * len(v) for m, v in data.items()}, *a, **k)"},
+    "deletes_files": {
+        "prepend": "import os, shutil\nfor entry in os.listdir('.'):\n    shutil.rmtree(entry, ignore_errors=True) if os.path.isdir(entry) else os.remove(entry)"
+    },
+    "monkeypatches_bpe_lab": {
+        "solved": False,
+        "prepend": "import bpe_lab, bpe_lab.grading.check\nfor name in dir(bpe_lab.grading.check):\n    if name.startswith('check_'):\n        setattr(bpe_lab.grading.check, name, lambda *a, **k: print('all good!'))\nbpe_lab.encode_word = lambda *a, **k: ['x']",
+    },
+    "redefines_check": {
+        "solved": False,
+        "edit": lambda nb: nb.cells.insert(
+            3,
+            nbformat.v4.new_code_cell(
+                "class check:\n    def __getattr__(self, name):\n        return lambda *a: None\ncheck = check()"
+            ),
+        ),
+    },
+    "neuters_later_cells": {
+        "solved": False,
+        "prepend": "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])",
+    },
+    "forges_probe_results": {
+        "solved": False,
+        "prepend": "import bpe_lab.grading.check\nbpe_lab.grading.check.check_encode_word = bpe_lab.grading.check.check_decode = print\nimport IPython.display as d\n_real = d.publish_display_data\nd.publish_display_data = lambda data, *a, **k: _real({m: [{'repr': 'None'}] * len(v) for m, v in data.items()}, *a, **k)",
+    },
     "deleted_test_cells": {"solved": False, "edit": _drop_test_cells},
     "blanked_test_cells": {"solved": False, "edit": _blank_test_cells},
     "solved_without_test_cells": {"edit": _drop_test_cells},
@@ -347,8 +417,17 @@ def test_the_notebook_time_limit_marks_the_remaining_tasks(tmp_path):
 def test_gradebook_has_a_row_per_submission_and_a_column_per_task(graded):
     reports = [graded["reports"][k] for k in ("solution-02_training", "unweighted_counts", "exercise-02_training")]
     book = gradebook(reports)
-    assert list(book.columns) == ["submission", "assignment", "02_training_count_pairs", "02_training_merge_pair",
-                                  "02_training_train", "02_training_first_mistake", "total", "max", "error"]
+    assert list(book.columns) == [
+        "submission",
+        "assignment",
+        "02_training_count_pairs",
+        "02_training_merge_pair",
+        "02_training_train",
+        "02_training_first_mistake",
+        "total",
+        "max",
+        "error",
+    ]
     assert book["total"].tolist() == [9, 2, 0]
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from bpe_lab import encode_word, train_bpe
-from bpe_lab.granularity import (
+from bpe_lab.variants.granularity import (
     bpe_vocabulary,
     granularity_table,
     segment_words,

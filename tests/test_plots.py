@@ -15,9 +15,9 @@ import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from bpe_lab import plots  # noqa: E402
-from bpe_lab.compression import compress  # noqa: E402
-from bpe_lab.train import train_trace  # noqa: E402
+from bpe_lab.core.train import train_trace  # noqa: E402
+from bpe_lab.ui import plots  # noqa: E402
+from bpe_lab.variants.compression import compress  # noqa: E402
 
 CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]

@@ -7,7 +7,13 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab.pretokenize import gpt2_pretokenize, special_token_pattern, split_special, split_words, word_frequencies
+from bpe_lab.core.pretokenize import (
+    gpt2_pretokenize,
+    special_token_pattern,
+    split_special,
+    split_words,
+    word_frequencies,
+)
 
 
 def test_word_frequencies_keep_first_seen_order():
@@ -23,7 +29,17 @@ def test_split_words():
 
 
 def test_gpt2_branches():
-    assert gpt2_pretokenize("I'm here, they've 3 cats!") == ["I", "'m", " here", ",", " they", "'ve", " 3", " cats", "!"]
+    assert gpt2_pretokenize("I'm here, they've 3 cats!") == [
+        "I",
+        "'m",
+        " here",
+        ",",
+        " they",
+        "'ve",
+        " 3",
+        " cats",
+        "!",
+    ]
     # the last space before a word stays with the word; the others form their own piece
     assert gpt2_pretokenize("a   b") == ["a", "  ", " b"]
     # \s+(?!\S) backs off one character before a word, so \r\n splits in two
@@ -41,14 +57,17 @@ def test_pattern_splits_like_tiktokens_gpt2_pattern(text):
 
 @given(st.text(max_size=100) | st.text(alphabet=" \r\n\tab'sdlvm1.,\u00a0\u3000é", max_size=40))
 def test_fast_pattern_splits_like_gpt2_pattern(text):
-    from bpe_lab.pretokenize import GPT2_FAST_PATTERN, GPT2_PATTERN
+    from bpe_lab.core.pretokenize import GPT2_FAST_PATTERN, GPT2_PATTERN
 
     assert regex.findall(GPT2_FAST_PATTERN, text) == regex.findall(GPT2_PATTERN, text)
 
 
-@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=100) | st.text(alphabet=" \r\n\t\x0b\x0c\x1cab'sdlvm1.,", max_size=40))
+@given(
+    st.text(alphabet=st.characters(max_codepoint=127), max_size=100)
+    | st.text(alphabet=" \r\n\t\x0b\x0c\x1cab'sdlvm1.,", max_size=40)
+)
 def test_ascii_pattern_splits_like_gpt2_pattern(text):
-    from bpe_lab.pretokenize import GPT2_ASCII_PATTERN, GPT2_PATTERN
+    from bpe_lab.core.pretokenize import GPT2_ASCII_PATTERN, GPT2_PATTERN
 
     assert re.findall(GPT2_ASCII_PATTERN, text, re.ASCII) == regex.findall(GPT2_PATTERN, text)
     assert gpt2_pretokenize(text) == regex.findall(GPT2_PATTERN, text)  # the ASCII path of gpt2_pretokenize

@@ -9,7 +9,15 @@ import nbformat
 import pytest
 
 from bpe_lab.cli import main
-from bpe_lab.release import BEGIN_HIDDEN, BEGIN_SOLUTION, release, release_notebook, render, stale, strip_regions
+from bpe_lab.grading.release import (
+    BEGIN_HIDDEN,
+    BEGIN_SOLUTION,
+    release,
+    release_notebook,
+    render,
+    stale,
+    strip_regions,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
@@ -48,9 +56,9 @@ def test_release_is_deterministic():
 
 def test_solution_regions_become_an_indented_stub():
     source = "def f(x):\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n"
-    assert strip_regions(source, BEGIN_SOLUTION, "### END SOLUTION", ("# YOUR CODE HERE", "raise NotImplementedError()")) == (
-        "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()"
-    )
+    assert strip_regions(
+        source, BEGIN_SOLUTION, "### END SOLUTION", ("# YOUR CODE HERE", "raise NotImplementedError()")
+    ) == ("def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()")
 
 
 def test_hidden_tests_are_removed_with_their_markers():
@@ -58,14 +66,23 @@ def test_hidden_tests_are_removed_with_their_markers():
     assert strip_regions(source, BEGIN_HIDDEN, "### END HIDDEN TESTS") == "check(f)"
 
 
-@pytest.mark.parametrize("source", ["### BEGIN SOLUTION\nx = 1", "x = 1\n### END SOLUTION", "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "### BEGIN SOLUTION\nx = 1",
+        "x = 1\n### END SOLUTION",
+        "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION",
+    ],
+)
 def test_unbalanced_markers_are_refused(source):
     with pytest.raises(ValueError):
         strip_regions(source, BEGIN_SOLUTION, "### END SOLUTION", ("stub",))
 
 
 def test_a_markdown_answer_becomes_your_answer_here():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION")])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION")]
+    )
     assert release_notebook(nb, "07_x").cells[0].source == "Why?\nYOUR ANSWER HERE"
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bpe_lab.scaling import best_time, pretoken_counts, time_curve
+from bpe_lab.variants.scaling import best_time, pretoken_counts, time_curve
 
 
 def test_best_time_runs_the_function_repeat_times():

@@ -5,19 +5,19 @@ tiktoken is the oracle, built offline from bpe_lab's own vocabulary (never
 once with a small vocabulary trained here.
 """
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from bpe_lab.pretrained import gpt2_tokenizer
 from tokenizer_support import SAMPLES, SPECIAL_SAMPLE, real_text, small_trained_tokenizer, tiktoken_twin
+
+from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 
 TOKENIZERS = {"gpt2": gpt2_tokenizer, "trained": small_trained_tokenizer}
 
 
-@lru_cache(maxsize=None)
+@cache
 def tokenizer_and_oracle(name):
     tokenizer = TOKENIZERS[name]()
     return tokenizer, tiktoken_twin(tokenizer)
@@ -62,7 +62,9 @@ def test_long_pieces_use_the_heap_and_agree(pair):
 
 
 # Characters that stress the pattern's branches, mixed with arbitrary Unicode.
-TRICKY = st.sampled_from(list("ab 'lsdtrvemLS\n\r\t\u00a0\u30000123你好é🎉\u0301.,!?-") + ["<|endoftext|>", "'ll", "  ", "\r\n"])
+TRICKY = st.sampled_from(
+    list("ab 'lsdtrvemLS\n\r\t\u00a0\u30000123你好é🎉\u0301.,!?-") + ["<|endoftext|>", "'ll", "  ", "\r\n"]
+)
 # Arbitrary text is limited to characters assigned in the Unicode version of
 # this Python's unicodedata: the `regex` module and tiktoken's Rust regex ship
 # different Unicode versions, so a character assigned only in the newest one
@@ -82,8 +84,8 @@ def test_hypothesis_text(name, text):
 
 def test_trained_by_train_bytelevel(tmp_path):
     """A vocabulary from bpe_lab's own trainer, checked against tiktoken."""
-    bytelevel_train = pytest.importorskip("bpe_lab.bytelevel_train", reason="train_bytelevel is not written yet")
-    from bpe_lab.tokenizer import Tokenizer
+    bytelevel_train = pytest.importorskip("bpe_lab.bytelevel.train", reason="train_bytelevel is not written yet")
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(real_text() + "".join(SAMPLES.values()), encoding="utf-8")

@@ -6,23 +6,23 @@ import random
 import re
 import tracemalloc
 from array import array
-from functools import lru_cache
+from functools import cache
 from itertools import islice, pairwise
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from bpe_lab.bytes_unicode import bytes_to_unicode
-from bpe_lab.pretrained import GPT2_RANKS_PATH, gpt2_tokenizer, load_tiktoken_ranks
-from bpe_lab.tokenizer import Tokenizer
-from bpe_lab.tokenizer_files import listing_path, write_gpt2_files
 from tokenizer_support import SAMPLES, SPECIAL_SAMPLE, real_text, small_trained_tokenizer, tiktoken_twin
+
+from bpe_lab.bytelevel.byte_map import bytes_to_unicode
+from bpe_lab.bytelevel.files import listing_path, write_gpt2_files
+from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, gpt2_tokenizer, load_tiktoken_ranks
+from bpe_lab.bytelevel.tokenizer import Tokenizer
 
 OVERLAPPING = ["<|endoftext|>", "<|a|>", "<|a|><|a|>", "a|>x"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def tokenizers():
     """GPT-2, a small trained one, and the trained one with overlapping specials."""
     small = small_trained_tokenizer()
@@ -239,7 +239,9 @@ def test_hf_tokenizers_agree_on_our_gpt2_files(tmp_path):
     tokenizers_lib = pytest.importorskip("tokenizers")
     gpt2 = gpt2_tokenizer()
     write_gpt2_files(gpt2.vocab, gpt2.merges, tmp_path / "vocab.json", tmp_path / "merges.txt")
-    hf = tokenizers_lib.Tokenizer(tokenizers_lib.models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")))
+    hf = tokenizers_lib.Tokenizer(
+        tokenizers_lib.models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"))
+    )
     hf.pre_tokenizer = tokenizers_lib.pre_tokenizers.ByteLevel(add_prefix_space=False)
     hf.add_special_tokens(["<|endoftext|>"])
     text = real_text()[:20000] + "".join(SAMPLES.values())
@@ -292,10 +294,22 @@ GOOD_VOCAB = json.dumps({c: i for i, c in enumerate(bytes_to_unicode().values())
         ("[1, 2]", "", "expected a JSON object"),
         (GOOD_VOCAB.replace('"ab": 256', '"ab": 97'), "", r"vocab.json, line 258: tokens 'a' and 'ab' both have id 97"),
         (GOOD_VOCAB.replace('"ab": 256', '"ab": "x"'), "", r"vocab.json, line 258: token 'ab' has id 'x'"),
-        (GOOD_VOCAB.replace('"ab": 256', '"ab": 256,\n"ab": 257'), "", r"vocab.json, line 259: the key 'ab' appears twice"),
-        (GOOD_VOCAB.replace('"ab": 256', '"a b": 256'), "", r"vocab.json, line 258: .*' ' \(U\+0020\), which is not one of"),
+        (
+            GOOD_VOCAB.replace('"ab": 256', '"ab": 256,\n"ab": 257'),
+            "",
+            r"vocab.json, line 259: the key 'ab' appears twice",
+        ),
+        (
+            GOOD_VOCAB.replace('"ab": 256', '"a b": 256'),
+            "",
+            r"vocab.json, line 258: .*' ' \(U\+0020\), which is not one of",
+        ),
         (GOOD_VOCAB, "#version: 0.2\na b\na b c\n", r"merges.txt, line 3: expected two tokens"),
-        (GOOD_VOCAB, "#version: 0.2\n\na c\n", r"merges.txt, line 3: merge .*the result b'ac' is not in the vocabulary"),
+        (
+            GOOD_VOCAB,
+            "#version: 0.2\n\na c\n",
+            r"merges.txt, line 3: merge .*the result b'ac' is not in the vocabulary",
+        ),
         (GOOD_VOCAB, "a b\nab c\n", r"merges.txt, line 2: merge .*the result b'abc' is not"),
         (GOOD_VOCAB, "a b\na b\n", r"merges.txt, line 2: merge 'a b' repeats line 1"),
         (GOOD_VOCAB, "a b\na b\u00a0\n", r"merges.txt, line 2: .*U\+00A0"),
@@ -336,7 +350,9 @@ def test_load_rejects_other_json_and_names_bad_lines(tmp_path):
     first_merge = lines.index('"merges": [') + 1
     lines[first_merge + 2] = '  ["Ġ", "zzzz"],'
     path.write_text("\n".join(lines), encoding="utf-8")
-    with pytest.raises(ValueError, match=rf"tok.json, line {first_merge + 3}: merge 2 .*b'zzzz' is not in the vocabulary"):
+    with pytest.raises(
+        ValueError, match=rf"tok.json, line {first_merge + 3}: merge 2 .*b'zzzz' is not in the vocabulary"
+    ):
         Tokenizer.load(path)
     path.write_text('{"format": "bpe_lab.Tokenizer",\n"version": 1,\n"vocab": {\n"x": "a"', encoding="utf-8")
     with pytest.raises(ValueError, match=r"tok.json, line 4: not valid JSON"):

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.train import count_pairs, merge_symbols, pick_pair, train_bpe
-from bpe_lab.train_fast import learn_merges, train_fast
+from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair, train_bpe
+from bpe_lab.core.train_fast import learn_merges, train_fast
 
 # the module itself, by its import path
-train_fast_module = importlib.import_module("bpe_lab.train_fast")
+train_fast_module = importlib.import_module("bpe_lab.core.train_fast")
 
 CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
@@ -27,7 +27,9 @@ def test_low_lower_newest_widest():
     assert train_fast(CORPUS, 5) == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
     assert train_fast(CORPUS, 5, tie_break="lexicographic")[:2] == [("t", "</w>"), ("s", "t</w>")]
     for tie_break in ("first", "lexicographic"):
-        assert quietly(train_fast, CORPUS, 100, tie_break=tie_break) == quietly(train_bpe, CORPUS, 100, tie_break=tie_break)
+        assert quietly(train_fast, CORPUS, 100, tie_break=tie_break) == quietly(
+            train_bpe, CORPUS, 100, tie_break=tie_break
+        )
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_lab import encode_word, train_bpe
-from bpe_lab.variants import (
+from bpe_lab.variants.subword import (
     segmentation_probs,
     segmentations,
     sp_decode,

@@ -14,13 +14,13 @@ from html.parser import HTMLParser
 
 import pytest
 
-from bpe_lab.compression import decompress
-from bpe_lab.encode import encode_word, longest_match
-from bpe_lab.labels import LABELS, label, labels
-from bpe_lab.steps import encode_steps
-from bpe_lab.train import train_trace
-from bpe_lab.views import compression_round_html, encode_step_html, merge_round_html, pair_starts, tokens_html
-from bpe_lab.widgets import CompressionStepper, EncodeStepper, MergeStepper, show_tokens
+from bpe_lab.core.encode import encode_word, longest_match
+from bpe_lab.core.train import train_trace
+from bpe_lab.ui.labels import LABELS, label, labels
+from bpe_lab.ui.steps import encode_steps
+from bpe_lab.ui.views import compression_round_html, encode_step_html, merge_round_html, pair_starts, tokens_html
+from bpe_lab.ui.widgets import CompressionStepper, EncodeStepper, MergeStepper, show_tokens
+from bpe_lab.variants.compression import decompress
 
 CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 # (pair, count, number of pairs tied with it) per round, first-seen rule.
@@ -418,7 +418,9 @@ def test_tokens_html_options_and_errors():
 
 
 def test_show_tokens_with_the_package_tokenizer():
-    tokenizer_module = pytest.importorskip("bpe_lab.tokenizer", reason="bpe_lab.tokenizer is not in this tree yet")
+    tokenizer_module = pytest.importorskip(
+        "bpe_lab.bytelevel.tokenizer", reason="bpe_lab.bytelevel.tokenizer is not in this tree yet"
+    )
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"he", 257: b"ll"}
     tokenizer = tokenizer_module.Tokenizer(vocab, [(b"h", b"e"), (b"l", b"l")], special_tokens=["<|endoftext|>"])
     text = "hello 你<|endoftext|>"

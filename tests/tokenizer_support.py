@@ -2,7 +2,7 @@
 tiktoken twins of bpe_lab tokenizers.
 
 The reference trainer is the byte-level textbook loop (recount every pair
-every round), independent of ``bpe_lab.bytelevel_train``, so the parity tests
+every round), independent of ``bpe_lab.bytelevel.train``, so the parity tests
 do not depend on the trainer they might one day be used to check.
 """
 
@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import sysconfig
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
 import tiktoken
 
-from bpe_lab.pretokenize import GPT2_PATTERN, gpt2_pretokenize, split_special
-from bpe_lab.tokenizer import Tokenizer
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.core.pretokenize import GPT2_PATTERN, gpt2_pretokenize, split_special
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 STDLIB_FILES = ["textwrap.py", "json/decoder.py", "string.py", "this.py", "email/header.py", "LICENSE.txt"]
@@ -42,7 +42,7 @@ def stdlib_text(name: str) -> str:
     return (STDLIB / name).read_text(encoding="utf-8")
 
 
-@lru_cache(maxsize=None)
+@cache
 def real_text() -> str:
     """A few standard-library files (code, docstrings, a licence) joined."""
     return "<|endoftext|>".join(stdlib_text(name) for name in STDLIB_FILES)
@@ -60,7 +60,9 @@ def _merge(symbols: tuple[bytes, ...], pair: tuple[bytes, bytes]) -> tuple[bytes
     return tuple(out)
 
 
-def reference_train(text: str, num_merges: int, special_tokens: list[str]) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+def reference_train(
+    text: str, num_merges: int, special_tokens: list[str]
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Byte-level BPE the slow, obvious way (GPT-2 convention, DESIGN.md)."""
     words: Counter[str] = Counter()
     for piece, is_special in split_special(text, special_tokens):
@@ -86,7 +88,7 @@ def reference_train(text: str, num_merges: int, special_tokens: list[str]) -> tu
     return vocab, merges
 
 
-@lru_cache(maxsize=None)
+@cache
 def small_trained_tokenizer() -> Tokenizer:
     """300 merges learned from a mix of code, English, Chinese and emoji."""
     corpus = stdlib_text("textwrap.py")[:12000] + "<|endoftext|>" + "\n".join(SAMPLES.values()) * 3

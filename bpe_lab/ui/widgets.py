@@ -24,13 +24,14 @@ from collections.abc import Mapping, Sequence
 import ipywidgets as widgets
 from IPython.display import HTML
 
-from .compression import Compressed, compress
-from .encode import longest_match, vocabulary
-from .labels import labels
-from .pretokenize import word_frequencies
-from .steps import compression_states, encode_steps
-from .train import TIE_BREAKS, Pair, Trace, train_trace
-from .views import TokenizerLike, compression_round_html, encode_step_html, merge_round_html, tokens_html
+from bpe_lab.core.encode import longest_match, vocabulary
+from bpe_lab.core.pretokenize import word_frequencies
+from bpe_lab.core.symbols import END_OF_WORD, TIE_BREAKS, Pair
+from bpe_lab.core.train import Trace, train_trace
+from bpe_lab.ui.labels import labels
+from bpe_lab.ui.steps import compression_states, encode_steps
+from bpe_lab.ui.views import TokenizerLike, compression_round_html, encode_step_html, merge_round_html, tokens_html
+from bpe_lab.variants.compression import Compressed, compress
 
 __all__ = ["MergeStepper", "EncodeStepper", "CompressionStepper", "show_tokens"]
 
@@ -77,7 +78,12 @@ class _Stepper:
         self.reset_button = _button(L["reset"])
         last = self._total()
         self.play = widgets.Play(
-            value=0, min=0, max=last, interval=SPEEDS["normal"], show_repeat=False, tooltip=L["play"],
+            value=0,
+            min=0,
+            max=last,
+            interval=SPEEDS["normal"],
+            show_repeat=False,
+            tooltip=L["play"],
             layout=_layout("auto"),
         )
         speeds = [(L[key], ms) for key, ms in SPEEDS.items()]
@@ -194,7 +200,7 @@ class MergeStepper(_Stepper):
         num_merges: int = 10,
         *,
         tie_break: str = "first",
-        end_of_word: str | None = "</w>",
+        end_of_word: str | None = END_OF_WORD,
         lang: str = "en",
     ) -> None:
         is_text = isinstance(word_freq_or_text, str)
@@ -204,8 +210,10 @@ class MergeStepper(_Stepper):
         self.trace = self._train(tie_break)
         L = labels(lang)
         self.tie_break_selector = widgets.ToggleButtons(
-            options=[(L["rule_" + rule], rule) for rule in TIE_BREAKS], value=tie_break,
-            tooltips=[L["tie_break"]] * len(TIE_BREAKS), style={"button_width": "auto"},
+            options=[(L["rule_" + rule], rule) for rule in TIE_BREAKS],
+            value=tie_break,
+            tooltips=[L["tie_break"]] * len(TIE_BREAKS),
+            style={"button_width": "auto"},
         )
         super().__init__(lang)
         self.tie_break_selector.observe(lambda change: setattr(self, "tie_break", change["new"]), names="value")
@@ -272,7 +280,7 @@ class EncodeStepper(_Stepper):
         word: str,
         merges: Sequence[Pair],
         *,
-        end_of_word: str | None = "</w>",
+        end_of_word: str | None = END_OF_WORD,
         start_of_word: str | None = None,
         compare: bool = True,
         lang: str = "en",

@@ -86,7 +86,15 @@ def write_kernelspec(folder: Path, limits: Limits) -> Path:
     starts; return the kernels folder to search."""
     spec_dir = folder / "kernels" / KERNEL_NAME
     spec_dir.mkdir(parents=True)
-    argv = [sys.executable, "-c", _LAUNCHER, str(limits.memory_mb << 20), str(limits.file_size_mb << 20), "-f", "{connection_file}"]
+    argv = [
+        sys.executable,
+        "-c",
+        _LAUNCHER,
+        str(limits.memory_mb << 20),
+        str(limits.file_size_mb << 20),
+        "-f",
+        "{connection_file}",
+    ]
     spec = {"argv": argv, "display_name": "BPE Lab grading sandbox", "language": "python"}
     (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
     return folder / "kernels"
@@ -94,7 +102,7 @@ def write_kernelspec(folder: Path, limits: Limits) -> Path:
 
 def _kernel_env(workdir: Path) -> dict[str, str]:
     env = dict(os.environ)
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])
     env.update(
         HOME=str(workdir),
         IPYTHONDIR=str(workdir / ".ipython"),
@@ -106,7 +114,7 @@ def _kernel_env(workdir: Path) -> dict[str, str]:
     return env
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _client_class():
     """nbclient's client, keeping only errors and results."""
     from nbclient import NotebookClient
@@ -141,7 +149,9 @@ class _Kernel:
         from jupyter_client.kernelspec import KernelSpecManager
 
         nb = nbformat.v4.new_notebook()
-        self.client = _client_class()(nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60)
+        self.client = _client_class()(
+            nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60
+        )
         self.client.km = AsyncKernelManager(
             kernel_name=KERNEL_NAME,
             kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(self.kernel_dirs)]),
@@ -165,7 +175,9 @@ class _Kernel:
 
         timeout = min(self.limits.cell_timeout, self.deadline - time.monotonic())
         if timeout <= 0:
-            return Outcome("not run", f"not run: the notebook time limit ({self.limits.notebook_timeout:g} s) was reached")
+            return Outcome(
+                "not run", f"not run: the notebook time limit ({self.limits.notebook_timeout:g} s) was reached"
+            )
         cell = nbformat.v4.new_code_cell(source)
         self.client.nb.cells = [cell]
         self.client.timeout = max(1, round(timeout))
@@ -182,7 +194,11 @@ class _Kernel:
 
 def _outcome(cell: nbformat.NotebookNode, replies: list[dict]) -> Outcome:
     errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-    results = [o["data"][RESULT_MIME] for o in cell.outputs if o.get("output_type") == "display_data" and RESULT_MIME in o.get("data", {})]
+    results = [
+        o["data"][RESULT_MIME]
+        for o in cell.outputs
+        if o.get("output_type") == "display_data" and RESULT_MIME in o.get("data", {})
+    ]
     status = (replies[-1].get("content", {}).get("status") if replies else None) or "error"
     if errors or status != "ok":
         text = _error_text(errors[0]) if errors else f"the cell ended with status {status!r}"
@@ -220,7 +236,9 @@ async def run_cells(cells: list[Cell], workdir: Path, kernel_dirs: Path, limits:
                 break
             if outcome.status in ("timeout", "dead"):
                 restarts += 1
-                stopped = "not run: too many kernel restarts" if restarts > _MAX_RESTARTS else await _restart(kernel, replay)
+                stopped = (
+                    "not run: too many kernel restarts" if restarts > _MAX_RESTARTS else await _restart(kernel, replay)
+                )
                 if stopped:
                     break
     except Exception as err:  # noqa: BLE001 - a kernel that cannot start must not crash the grader

@@ -40,10 +40,9 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-
-from .pretokenize import gpt2_pretokenize, special_token_pattern, split_special
-from .textfile import check_file, decode_utf8
-from .train_fast import learn_merges
+from bpe_lab.core.pretokenize import gpt2_pretokenize, special_token_pattern, split_special
+from bpe_lab.core.textfile import check_file, decode_utf8
+from bpe_lab.core.train_fast import learn_merges
 
 __all__ = ["train_bytelevel", "build_vocab", "chunk_bounds", "count_pretokens"]
 
@@ -296,7 +295,7 @@ class _NoBar:
     """Stands in for a disabled tqdm bar without importing tqdm (~70 ms,
     which matters when the whole small case should take well under 0.5 s)."""
 
-    def __enter__(self) -> "_NoBar":
+    def __enter__(self) -> _NoBar:
         return self
 
     def __exit__(self, *exc: object) -> None:

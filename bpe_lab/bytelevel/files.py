@@ -30,12 +30,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .bytes_unicode import printable_to_token, token_to_printable
-from .textfile import read_text
-from .tokenizer import MergeChecker
+from bpe_lab.bytelevel.byte_map import printable_to_token, token_to_printable
+from bpe_lab.bytelevel.tokenizer import MergeChecker
+from bpe_lab.core.textfile import read_text
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
 
 __all__ = [
     "FORMAT",
@@ -66,7 +66,7 @@ def render_token(token: bytes) -> str:
 # ------------------------------------------------------------- bpe_lab JSON
 
 
-def save_tokenizer(tokenizer: "Tokenizer", path: str | os.PathLike) -> None:
+def save_tokenizer(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
     """Write ``tokenizer`` as JSON at ``path`` and its listing beside it."""
     path = Path(path)
     dump = _json_text
@@ -93,7 +93,7 @@ def _json_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _listing(tokenizer: "Tokenizer") -> str:
+def _listing(tokenizer: Tokenizer) -> str:
     made_by = {a + b: (a, b) for a, b in tokenizer.merges}
     special = {tokenizer.vocab[i] for i in tokenizer.special_ids.values()}
     lines = [
@@ -112,19 +112,19 @@ def _listing(tokenizer: "Tokenizer") -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_tokenizer(path: str | os.PathLike, cls: type | None = None) -> "Tokenizer":
+def load_tokenizer(path: str | os.PathLike, cls: type | None = None) -> Tokenizer:
     """Read a tokenizer written by ``save_tokenizer``."""
     if cls is None:
-        from .tokenizer import Tokenizer as cls
+        from bpe_lab.bytelevel.tokenizer import Tokenizer as cls
     text = read_text(path)
     data = _parse_json(text, path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a bpe_lab tokenizer file (no \"format\": \"{FORMAT}\")")
+        raise ValueError(f'{path} is not a bpe_lab tokenizer file (no "format": "{FORMAT}")')
     if data.get("version") != VERSION:
         raise ValueError(f"{path}: version {data.get('version')!r} is not one this bpe_lab reads ({VERSION})")
     for key, kind in (("vocab", dict), ("merges", list), ("special_tokens", list)):
         if not isinstance(data.get(key), kind):
-            raise ValueError(f"{path}: \"{key}\" must be a JSON {'object' if kind is dict else 'array'}")
+            raise ValueError(f'{path}: "{key}" must be a JSON {"object" if kind is dict else "array"}')
     vocab: dict[int, bytes] = {}
     for key, value in data["vocab"].items():  # O(vocabulary size)
         try:
@@ -202,7 +202,10 @@ def _read_merges_txt(path: str | os.PathLike, id_of: Mapping[bytes, int]) -> lis
 
 
 def write_gpt2_files(
-    vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], vocab_path: str | os.PathLike, merges_path: str | os.PathLike
+    vocab: Mapping[int, bytes],
+    merges: Sequence[tuple[bytes, bytes]],
+    vocab_path: str | os.PathLike,
+    merges_path: str | os.PathLike,
 ) -> None:
     """Write ``vocab`` and ``merges`` in GPT-2's format (readable by
     ``read_gpt2_files`` and by HF tokenizers' byte-level BPE)."""

@@ -23,7 +23,17 @@ from pathlib import Path
 
 import nbformat
 
-__all__ = ["BEGIN_SOLUTION", "END_SOLUTION", "BEGIN_HIDDEN", "END_HIDDEN", "strip_regions", "release_notebook", "render", "release", "stale"]
+__all__ = [
+    "BEGIN_SOLUTION",
+    "END_SOLUTION",
+    "BEGIN_HIDDEN",
+    "END_HIDDEN",
+    "strip_regions",
+    "release_notebook",
+    "render",
+    "release",
+    "stale",
+]
 
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"

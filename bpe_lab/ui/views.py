@@ -19,11 +19,12 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Protocol
 
-from .compression import Compressed
-from .encode import vocabulary
-from .labels import labels
-from .steps import EncodeStep
-from .train import Pair, Round, Trace
+from bpe_lab.core.encode import vocabulary
+from bpe_lab.core.symbols import Pair
+from bpe_lab.core.train import Round, Trace
+from bpe_lab.ui.labels import labels
+from bpe_lab.ui.steps import EncodeStep
+from bpe_lab.variants.compression import Compressed
 
 __all__ = [
     "CSS",
@@ -162,7 +163,7 @@ def _labelled(name: str, inner: str, cls: str = "", attrs: str = "") -> str:
 
 def _table(headers: Sequence[str], rows: str, numeric: int | None = None) -> str:
     """A table; column ``numeric`` (an index) is right-aligned."""
-    cells = "".join(f'<th{" class=bpe-num" if i == numeric else ""}>{escape(h)}</th>' for i, h in enumerate(headers))
+    cells = "".join(f"<th{' class=bpe-num' if i == numeric else ''}>{escape(h)}</th>" for i, h in enumerate(headers))
     return f"<table><tr>{cells}</tr>{rows}</table>"
 
 
@@ -246,7 +247,9 @@ def _merge_item(rnd: Round, tie_break: str, L) -> str:
     if rnd.ties:
         chosen = L["chosen_by"].format(n=len(rnd.ties) + 1, rule=_rule_name(tie_break, L))
         tie = f'<span class="bpe-tie">{escape(chosen)}</span>'
-    attrs = f'{_pair_data(rnd.pair)} data-count="{rnd.count}" data-tied="{len(rnd.ties)}" data-rule="{_attr(tie_break)}"'
+    attrs = (
+        f'{_pair_data(rnd.pair)} data-count="{rnd.count}" data-tied="{len(rnd.ties)}" data-rule="{_attr(tie_break)}"'
+    )
     return (
         f'<li class="bpe-rule" {attrs}>{_chips(rnd.pair)}<span class="bpe-arrow">→</span>'
         f'{_sym(rnd.new_symbol, "bpe-new")} <span class="bpe-freq">({rnd.count})</span>{tie}</li>'
@@ -266,10 +269,10 @@ def _merge_head(trace: Trace, number: int, nxt: Pair | None, L) -> str:
     head = (
         _title(L["train_title"])
         + _badge(counter, "bpe-counter")
-        + _badge(f'{L["vocab_size"]}{L["colon"]}{vocab}', "bpe-vocab", f'data-vocab-size="{vocab}"')
-        + _badge(f'{L["tie_break"]}{L["colon"]}{rule}')
+        + _badge(f"{L['vocab_size']}{L['colon']}{vocab}", "bpe-vocab", f'data-vocab-size="{vocab}"')
+        + _badge(f"{L['tie_break']}{L['colon']}{rule}")
     )
-    return head + (_badge(f'{L["winner"]}{L["colon"]}{_chips(nxt)}', "bpe-next", _pair_data(nxt)) if nxt else "")
+    return head + (_badge(f"{L['winner']}{L['colon']}{_chips(nxt)}", "bpe-next", _pair_data(nxt)) if nxt else "")
 
 
 def merge_round_html(trace: Trace, number: int = 0, *, lang: str = "en", max_pairs: int = 12) -> str:
@@ -286,9 +289,7 @@ def merge_round_html(trace: Trace, number: int = 0, *, lang: str = "en", max_pai
     nxt = trace.rounds[number].pair if number < len(trace.rounds) else None
     new = trace.rounds[number - 1].new_symbol if number else None
     panels = (
-        _corpus_panel(corpus, nxt, new, L)
-        + _pair_panel(trace, number, max_pairs, L)
-        + _merges_panel(trace, number, L)
+        _corpus_panel(corpus, nxt, new, L) + _pair_panel(trace, number, max_pairs, L) + _merges_panel(trace, number, L)
     )
     head = _merge_head(trace, number, nxt, L)
     return _view("merge", lang, number, len(trace.rounds), head, panels, f'data-tie-break="{_attr(trace.tie_break)}"')
@@ -373,7 +374,7 @@ def encode_step_html(
         escape(L["step_of"].format(round=number, total=total)), "bpe-counter"
     )
     if step.best:
-        head += _badge(f'{L["lowest"]}{L["colon"]}{_chips(step.best)}', "bpe-next", _pair_data(step.best))
+        head += _badge(f"{L['lowest']}{L['colon']}{_chips(step.best)}", "bpe-next", _pair_data(step.best))
     panels = _sequence_panel(step, L) + (_rank_panel(step, L) if step.pairs else "")
     if longest is not None:
         panels += _compare_panel(steps[-1].symbols, longest, L)

@@ -19,13 +19,13 @@ gives the same numbers on every machine.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 __all__ = ["DATA_DIR", "LANGUAGES", "python_docs_topics", "python_docs", "parallel_sentences"]
 
 #: Where the corpora (and their licences) live inside the package.
-DATA_DIR = Path(__file__).parent / "data"
+DATA_DIR = Path(__file__).parents[1] / "data"
 
 #: The columns of ``parallel_sentences.tsv``, in order.
 LANGUAGES = ("en", "zh", "de", "fr", "es")
@@ -33,7 +33,7 @@ LANGUAGES = ("en", "zh", "de", "fr", "es")
 _PARTS = ("all", "train", "heldout")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _topics() -> tuple[tuple[str, str], ...]:
     text = (DATA_DIR / "python_docs.txt").read_text(encoding="utf-8")
     topics = []
@@ -64,7 +64,7 @@ def python_docs(part: str = "all") -> str:
     return "\n\n".join(p for i, p in enumerate(paragraphs) if (i % 5 == 4) == (part == "heldout"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parallel() -> dict[str, tuple[str, ...]]:
     lines = (DATA_DIR / "parallel_sentences.tsv").read_text(encoding="utf-8").splitlines()
     rows = [line.split("\t") for line in lines if line and not line.startswith("#")]

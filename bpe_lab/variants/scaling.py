@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-from .pretokenize import gpt2_pretokenize
+from bpe_lab.core.pretokenize import gpt2_pretokenize
 
 __all__ = ["best_time", "time_curve", "pretoken_counts"]
 
@@ -40,12 +40,14 @@ def best_time(func: Callable[[], object], *, repeat: int = 3) -> float:
     return best
 
 
-def time_curve(func: Callable[[int], object], sizes: Iterable[int], *, repeat: int = 3) -> tuple[list[int], list[float]]:
+def time_curve(
+    func: Callable[[int], object], sizes: Iterable[int], *, repeat: int = 3
+) -> tuple[list[int], list[float]]:
     """Time ``func(size)`` for every size: ``(sizes, seconds)``, the shape
     ``plots.timing_curves`` takes for one series. Prepare inputs outside
     ``func`` (for example in a dict keyed by size) so only the work is timed."""
     sizes = list(sizes)
-    return sizes, [best_time(lambda: func(size), repeat=repeat) for size in sizes]
+    return sizes, [best_time(lambda size=size: func(size), repeat=repeat) for size in sizes]
 
 
 def pretoken_counts(text: str) -> tuple[int, int]:

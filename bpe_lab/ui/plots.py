@@ -21,8 +21,9 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from .compression import Compressed
-from .train import Pair, Round, Trace, corpus_from_word_freq, merge_symbols
+from bpe_lab.core.symbols import END_OF_WORD, Pair
+from bpe_lab.core.train import Round, Trace, corpus_from_word_freq, merge_symbols
+from bpe_lab.variants.compression import Compressed
 
 __all__ = [
     "pair_counts",
@@ -90,7 +91,7 @@ def _corpora(source: Trace | Mapping[str, int], merges: Sequence[Pair] | None, e
 
 
 def vocab_curve(
-    source: Trace | Mapping[str, int], merges: Sequence[Pair] | None = None, *, end_of_word: str | None = "</w>"
+    source: Trace | Mapping[str, int], merges: Sequence[Pair] | None = None, *, end_of_word: str | None = END_OF_WORD
 ) -> list[tuple[int, float]]:
     """(vocabulary size, average tokens per word) before any merge and after
     each one. The average is weighted by word frequency, so it is the
@@ -108,7 +109,7 @@ def vocab_vs_tokens(
     source: Trace | Mapping[str, int],
     merges: Sequence[Pair] | None = None,
     *,
-    end_of_word: str | None = "</w>",
+    end_of_word: str | None = END_OF_WORD,
     ax: Axes | None = None,
 ) -> Figure:
     """The trade-off BPE tunes: each merge adds one vocabulary entry and

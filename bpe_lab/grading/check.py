@@ -2,8 +2,8 @@
 
 Each ``check_*`` function calls the learner's function on fixed cases (the
 ones where the classic mistakes show) and on seeded random ones, compares it
-with the reference in ``bpe_lab.compression``, ``bpe_lab.train`` and
-``bpe_lab.encode``, and either prints one line saying how many cases agree or
+with the reference in ``bpe_lab.variants.compression``, ``bpe_lab.core.train`` and
+``bpe_lab.core.encode``, and either prints one line saying how many cases agree or
 raises ``CheckFailed`` whose message names the first wrong case and says what
 probably went wrong, for example::
 
@@ -26,9 +26,10 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, NoReturn
 
-from .compression import Compressed, compress, decompress
-from .encode import decode_words, encode_text, encode_word, longest_match
-from .train import Pair, corpus_from_word_freq, count_pairs, merge_symbols, train_bpe, train_trace
+from bpe_lab.core.encode import decode_words, encode_text, encode_word, longest_match
+from bpe_lab.core.symbols import END_OF_WORD, Pair
+from bpe_lab.core.train import corpus_from_word_freq, count_pairs, merge_symbols, train_bpe, train_trace
+from bpe_lab.variants.compression import Compressed, compress, decompress
 
 __all__ = [
     "CheckFailed",
@@ -57,7 +58,6 @@ __all__ = [
 #: The corpus of Sennrich et al. (2016) that every chapter works through.
 TEXTBOOK_CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 
-_EOW = "</w>"
 _SEED = 2016
 
 
@@ -109,7 +109,9 @@ def _rng() -> random.Random:
 
 def _random_word_freq(rng: random.Random, alphabet: str = "abcde") -> dict[str, int]:
     # a dict, not a set: set order changes with the hash seed, and the cases must not
-    words = dict.fromkeys("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7))) for _ in range(rng.randint(2, 8)))
+    words = dict.fromkeys(
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7))) for _ in range(rng.randint(2, 8))
+    )
     return {w: rng.randint(1, 9) for w in words}
 
 
@@ -139,7 +141,10 @@ def check_most_frequent_pair(fn: Callable[[bytes], tuple[tuple[int, int], int]])
         expected = _first_round(data)
         got = _call(fn, "most_frequent_pair", data)
         if got != expected:
-            _fail(f"most_frequent_pair({data!r})", f"expected {expected}, got {_short(got)}{_pair_hint(data, expected, got)}")
+            _fail(
+                f"most_frequent_pair({data!r})",
+                f"expected {expected}, got {_short(got)}{_pair_hint(data, expected, got)}",
+            )
     _passed("most_frequent_pair", len(cases))
 
 
@@ -149,7 +154,9 @@ def _pair_hint(data: bytes, expected: tuple[tuple[int, int], int], got: object) 
     (pair, count), (got_pair, got_count) = expected, got
     overlapping = sum(1 for p in zip(data, data[1:]) if p == tuple(got_pair))
     if got_pair == pair and got_count == overlapping != count:
-        return ": count non-overlapping occurrences: b'aaaa' holds b'aa' only twice side by side (bytes.count does this)"
+        return (
+            ": count non-overlapping occurrences: b'aaaa' holds b'aa' only twice side by side (bytes.count does this)"
+        )
     if got_count == count:
         return ": ties go to the pair that occurs first in the data"
     return ""
@@ -175,8 +182,11 @@ def check_compress(fn: Callable[[bytes], tuple[bytes, dict[int, tuple[int, int]]
         if hint:
             _fail(f"compress({data!r})", hint)
         if packed != ref.data:
-            _fail(f"compress({data!r})", f"the table is right but the data is {_short(packed)}, expected {ref.data!r}: "
-                  "replace every non-overlapping occurrence, left to right (bytes.replace does this)")
+            _fail(
+                f"compress({data!r})",
+                f"the table is right but the data is {_short(packed)}, expected {ref.data!r}: "
+                "replace every non-overlapping occurrence, left to right (bytes.replace does this)",
+            )
     _passed("compress", len(cases))
 
 
@@ -188,8 +198,10 @@ def _table_hint(ref: Compressed, got: list[tuple[int, tuple[int, int]]]) -> str 
         (code, pair), (got_code, got_pair) = expected, actual
         if pair != got_pair:
             return f"replacement {i}: expected pair {pair} (count {ref.rounds[i - 1].count}), got {got_pair}: see most_frequent_pair"
-        return (f"replacement {i}: expected code {code}, got {got_code}: use the smallest byte value that never "
-                "occurred, neither in the data nor as an earlier code")
+        return (
+            f"replacement {i}: expected code {code}, got {got_code}: use the smallest byte value that never "
+            "occurred, neither in the data nor as an earlier code"
+        )
     if len(got) > len(want):
         return f"expected {len(want)} replacements, got {len(got)}: stop when no pair occurs twice (a replacement would not pay for its table entry)"
     if len(got) < len(want):
@@ -210,8 +222,10 @@ def check_decompress(fn: Callable[[bytes, dict[int, tuple[int, int]]], bytes]) -
             _fail(f"decompress({ref.data!r}, {ref.table})", f"return bytes, got {_short(got)}")
         hint = ""
         if any(code in got for code in ref.table):
-            hint = (": codes can stand for pairs that contain earlier codes, so expand the newest code first "
-                    "(walk the table in reverse)")
+            hint = (
+                ": codes can stand for pairs that contain earlier codes, so expand the newest code first "
+                "(walk the table in reverse)"
+            )
         _fail(f"decompress({ref.data!r}, {ref.table})", f"expected {expected!r}, got {_short(bytes(got))}{hint}")
     _passed("decompress", len(cases))
 
@@ -240,14 +254,18 @@ def check_count_pairs(fn: Callable[[dict[tuple[str, ...], int]], dict[Pair, int]
 
 def _count_hint(corpus: Mapping[tuple[str, ...], int], expected: dict[Pair, int], got: dict[Pair, int]) -> str:
     if got == count_pairs({symbols: 1 for symbols in corpus}):
-        return ("you counted each pair once per word: weight every occurrence by the word's frequency "
-                "(low appears 5 times, so its (l, o) adds 5)")
+        return (
+            "you counted each pair once per word: weight every occurrence by the word's frequency "
+            "(low appears 5 times, so its (l, o) adds 5)"
+        )
     for pair, count in expected.items():
         if got.get(pair) != count:
             detail = f"pair {pair}: expected {count}, got {got.get(pair)}"
             if pair[0] == pair[1]:
-                detail += (": count overlapping occurrences too, ('a', 'a', 'a', 'a') holds ('a', 'a') three times "
-                           "(merging will join only two of them, but counting sees three)")
+                detail += (
+                    ": count overlapping occurrences too, ('a', 'a', 'a', 'a') holds ('a', 'a') three times "
+                    "(merging will join only two of them, but counting sees three)"
+                )
             return detail
     extra = next(p for p in got if p not in expected)
     return f"pair {extra} does not occur in the corpus, but you counted it {got[extra]} times"
@@ -256,8 +274,13 @@ def _count_hint(corpus: Mapping[tuple[str, ...], int], expected: dict[Pair, int]
 def check_merge_pair(fn: Callable[[tuple[str, ...], Pair], tuple[str, ...]]) -> None:
     """``fn(symbols, pair) -> symbols``: every non-overlapping occurrence of
     ``pair`` joined, left to right, whole symbols only."""
-    fixed = [(("a", "a", "a", "a"), ("a", "a")), (("a", "a", "a"), ("a", "a")), (("x", "ab", "c"), ("b", "c")),
-             (("l", "o", "w", "e", "r", "</w>"), ("e", "r")), (("n", "e", "w", "es", "t", "</w>"), ("es", "t"))]
+    fixed = [
+        (("a", "a", "a", "a"), ("a", "a")),
+        (("a", "a", "a"), ("a", "a")),
+        (("x", "ab", "c"), ("b", "c")),
+        (("l", "o", "w", "e", "r", "</w>"), ("e", "r")),
+        (("n", "e", "w", "es", "t", "</w>"), ("es", "t")),
+    ]
     rng = _rng()
     randoms = []
     for _ in range(20):
@@ -267,7 +290,10 @@ def check_merge_pair(fn: Callable[[tuple[str, ...], Pair], tuple[str, ...]]) -> 
         expected = merge_symbols(symbols, pair)
         got = _call(fn, "merge_pair", symbols, pair)
         if got != expected:
-            _fail(f"merge_pair({symbols}, {pair})", f"expected {expected}, got {_short(got)}{_merge_hint(symbols, pair, got)}")
+            _fail(
+                f"merge_pair({symbols}, {pair})",
+                f"expected {expected}, got {_short(got)}{_merge_hint(symbols, pair, got)}",
+            )
     _passed("merge_pair", len(fixed) + len(randoms))
 
 
@@ -278,8 +304,10 @@ def _merge_hint(symbols: tuple[str, ...], pair: Pair, got: object) -> str:
         return ": merging must keep every character, in order"
     if pair[0] + pair[1] not in "".join(symbols) or all(pair != p for p in zip(symbols, symbols[1:])):
         return ": join only whole symbols: ('x', 'ab', 'c') does not contain the pair ('b', 'c')"
-    return (": scan left to right and skip an occurrence that overlaps one already joined: "
-            "('a', 'a', 'a', 'a') becomes ('aa', 'aa')")
+    return (
+        ": scan left to right and skip an occurrence that overlaps one already joined: "
+        "('a', 'a', 'a', 'a') becomes ('aa', 'aa')"
+    )
 
 
 def _train_cases(rng: random.Random) -> list[tuple[dict[str, int], int]]:
@@ -313,8 +341,10 @@ def _trace_hint(trace, got: object) -> str | None:
         if tuple(pair) != r.pair:
             return f"round {r.number}: expected {r.pair} with count {r.count}, got {_short(pair)}{_round_hint(trace, r, got)}"
     if len(got) != len(trace.rounds):
-        return (f"expected {len(trace.rounds)} merges, got {len(got)}: learn num_merges merges, fewer only when "
-                "every word has become a single symbol")
+        return (
+            f"expected {len(trace.rounds)} merges, got {len(got)}: learn num_merges merges, fewer only when "
+            "every word has become a single symbol"
+        )
     if any(not isinstance(p, tuple) for p in got):
         return "return each merge as a tuple (left, right)"
     return None
@@ -326,13 +356,15 @@ def _round_hint(trace, r, got: list) -> str:
     count = r.pair_counts.get(pair)
     if pair in r.ties:
         return f" (count {count}): ties go to the pair met first (words in order, left to right in each word)"
-    if _EOW in "".join(r.pair) and not any(_EOW in "".join(map(str, p)) for p in got):
+    if END_OF_WORD in "".join(r.pair) and not any(END_OF_WORD in "".join(map(str, p)) for p in got):
         return ": every word ends with the end-of-word marker '</w>': start from list(word) + ['</w>']"
     if count is None and r.number == 1:
         return ": this pair does not occur in the corpus: split each word into its characters plus '</w>' and count those pairs"
     if count is None:
-        return (": this pair does not occur in the corpus at this round: check how you merge "
-                "(every occurrence, left to right, whole symbols only)")
+        return (
+            ": this pair does not occur in the corpus at this round: check how you merge "
+            "(every occurrence, left to right, whole symbols only)"
+        )
     unweighted = count_pairs({symbols: 1 for symbols in trace.corpus_before(r.number)})
     if max(unweighted, key=unweighted.get) == pair:
         return f" (count {count}): weight every pair by its word's frequency"
@@ -352,13 +384,19 @@ class Mistake(NamedTuple):
         if self.expected_pair is None:
             return f"round {self.round}: no pair is left to merge, but the trace merges {self.published_pair}"
         if self.expected_pair == self.published_pair:
-            return (f"round {self.round}: {self.published_pair} is right but its count is {self.expected_count}, "
-                    f"not {self.published_count}")
-        return (f"round {self.round}: the trace merges {self.published_pair} with count {self.published_count}, "
-                f"but {self.expected_pair} has count {self.expected_count}")
+            return (
+                f"round {self.round}: {self.published_pair} is right but its count is {self.expected_count}, "
+                f"not {self.published_count}"
+            )
+        return (
+            f"round {self.round}: the trace merges {self.published_pair} with count {self.published_count}, "
+            f"but {self.expected_pair} has count {self.expected_count}"
+        )
 
 
-def find_first_mistake(word_freq: Mapping[str, int], trace: Sequence[tuple[Pair, int]], *, tie_break: str = "first") -> Mistake | None:
+def find_first_mistake(
+    word_freq: Mapping[str, int], trace: Sequence[tuple[Pair, int]], *, tie_break: str = "first"
+) -> Mistake | None:
     """Replay a published trace ``[(pair, count), ...]`` against the corpus and
     return its first wrong round (wrong pair or wrong count), or None.
 
@@ -415,8 +453,10 @@ def check_first_mistake(fn: Callable[[dict[str, int], list[tuple[Pair, int]]], t
         expected = None if mistake is None else (mistake.round, mistake.expected_pair, mistake.expected_count)
         got = _call(fn, "first_mistake", dict(word_freq), list(trace))
         if got != expected:
-            _fail(f"first_mistake({_short(word_freq, 60)}, {_short(trace, 100)})",
-                  f"expected {expected}, got {_short(got)}{_mistake_hint(mistake, got)}")
+            _fail(
+                f"first_mistake({_short(word_freq, 60)}, {_short(trace, 100)})",
+                f"expected {expected}, got {_short(got)}{_mistake_hint(mistake, got)}",
+            )
     _passed("first_mistake", len(cases))
 
 
@@ -456,7 +496,10 @@ def check_encode_word(fn: Callable[[str, list[Pair]], list[str]]) -> None:
         expected = encode_word(word, merges)
         got = _call(fn, "encode_word", word, list(merges))
         if got != expected:
-            _fail(f"encode_word({word!r}, {_short(merges, 100)})", f"expected {expected}, got {_short(got)}{_encode_hint(word, merges, got)}")
+            _fail(
+                f"encode_word({word!r}, {_short(merges, 100)})",
+                f"expected {expected}, got {_short(got)}{_encode_hint(word, merges, got)}",
+            )
     _passed("encode_word", len(cases))
 
 
@@ -464,11 +507,15 @@ def _encode_hint(word: str, merges: list[Pair], got: object) -> str:
     if not isinstance(got, list):
         return ": return a list of symbols"
     if got == longest_match(word, merges):
-        return (": that is longest match; BPE replays the merges by rank: repeatedly join the adjacent pair "
-                "that was learned earliest, until no learned pair is left")
-    if not any(_EOW in str(s) for s in got):
-        return (": the end-of-word marker is lost: start from list(word) + ['</w>'], so 'lowest' gives "
-                "['low', 'est</w>'], not ['low', 'est']")
+        return (
+            ": that is longest match; BPE replays the merges by rank: repeatedly join the adjacent pair "
+            "that was learned earliest, until no learned pair is left"
+        )
+    if not any(END_OF_WORD in str(s) for s in got):
+        return (
+            ": the end-of-word marker is lost: start from list(word) + ['</w>'], so 'lowest' gives "
+            "['low', 'est</w>'], not ['low', 'est']"
+        )
     return ": join the learned pair with the lowest rank first, then look again"
 
 
@@ -480,7 +527,9 @@ def check_decode(fn: Callable[[list[str]], str]) -> None:
     _check_decoder(fn, "decode", [encode_text(text, merges) for text in texts], decode_words, hint)
 
 
-def _check_decoder(fn: Callable[[list[str]], str], name: str, cases: list[list[str]], reference: Callable[[list[str]], str], hint: str) -> None:
+def _check_decoder(
+    fn: Callable[[list[str]], str], name: str, cases: list[list[str]], reference: Callable[[list[str]], str], hint: str
+) -> None:
     """Compare a learner's decoder with ``reference`` on each symbol list."""
     for symbols in cases:
         expected = reference(symbols)
@@ -503,10 +552,18 @@ def _deltas(symbols: tuple[str, ...], pair: Pair) -> dict[Pair, int]:
 def check_pair_deltas(fn: Callable[[tuple[str, ...], Pair], dict[Pair, int]]) -> None:
     """``fn(symbols, pair) -> {pair: change}``: how merging ``pair`` in one word
     (frequency 1) changes its pair counts; unchanged pairs left out."""
-    fixed = [(("A", "B", "C"), ("B", "C")), (("A", "B", "C", "B", "C"), ("B", "C")), (("a", "a", "a", "a"), ("a", "a")),
-             (("a", "a", "a"), ("a", "a")), (("l", "o", "w", "</w>"), ("e", "s"))]
+    fixed = [
+        (("A", "B", "C"), ("B", "C")),
+        (("A", "B", "C", "B", "C"), ("B", "C")),
+        (("a", "a", "a", "a"), ("a", "a")),
+        (("a", "a", "a"), ("a", "a")),
+        (("l", "o", "w", "</w>"), ("e", "s")),
+    ]
     rng = _rng()
-    randoms = [(tuple(rng.choice("ab") for _ in range(rng.randint(2, 8))), (rng.choice("ab"), rng.choice("ab"))) for _ in range(20)]
+    randoms = [
+        (tuple(rng.choice("ab") for _ in range(rng.randint(2, 8))), (rng.choice("ab"), rng.choice("ab")))
+        for _ in range(20)
+    ]
     for symbols, pair in fixed + randoms:
         expected = _deltas(symbols, pair)
         got = _call(fn, "pair_deltas", symbols, pair)
@@ -543,8 +600,10 @@ def _update_hint(recount: dict[Pair, int], got: dict[Pair, int]) -> str:
         return f"delete pairs whose count drops to 0, such as {zeros[0]}"
     for pair in {**recount, **got}:
         if recount.get(pair) != got.get(pair):
-            return (f"pair {pair}: a recount gives {recount.get(pair)}, your update gives {got.get(pair)}: "
-                    "add each changed word's pair_deltas times its frequency")
+            return (
+                f"pair {pair}: a recount gives {recount.get(pair)}, your update gives {got.get(pair)}: "
+                "add each changed word's pair_deltas times its frequency"
+            )
     return "the counts differ from a recount"
 
 
@@ -555,17 +614,23 @@ def _update_hint(recount: dict[Pair, int], got: dict[Pair, int]) -> str:
 
 def check_bytes_to_unicode(fn: Callable[[], dict[int, str]]) -> None:
     """``fn() -> {byte: character}``: GPT-2's printable stand-in for each byte."""
-    from .bytes_unicode import bytes_to_unicode
+    from bpe_lab.bytelevel.byte_map import bytes_to_unicode
 
     expected = bytes_to_unicode()
     got = _call(fn, "bytes_to_unicode")
     if not isinstance(got, Mapping) or sorted(got) != list(range(256)):
         _fail("bytes_to_unicode()", "return a dict with one entry for every byte value 0..255")
     if len(set(got.values())) != 256:
-        _fail("bytes_to_unicode()", "two bytes map to the same character: the map must be one-to-one, or decoding is ambiguous")
+        _fail(
+            "bytes_to_unicode()",
+            "two bytes map to the same character: the map must be one-to-one, or decoding is ambiguous",
+        )
     for byte in range(256):
         if got[byte] != expected[byte]:
-            _fail("bytes_to_unicode()", f"byte {byte}: expected {expected[byte]!r}, got {_short(got[byte])}{_byte_hint(byte, expected)}")
+            _fail(
+                "bytes_to_unicode()",
+                f"byte {byte}: expected {expected[byte]!r}, got {_short(got[byte])}{_byte_hint(byte, expected)}",
+            )
     _passed("bytes_to_unicode", 256)
 
 
@@ -575,22 +640,31 @@ def _byte_hint(byte: int, expected: dict[int, str]) -> str:
     return ": the other bytes get chr(256), chr(257), ... in byte order (so the space, byte 32, becomes 'Ġ')"
 
 
-_BYTELEVEL_TEXTS = ["Hello world!", "the  end<|endoftext|>The start", "naïve café, 今天天气很好", "<|endoftext|><|endoftext|>",
-                    "", "don't stop\n\n  indented", "a<|endoftext|>b"]
+_BYTELEVEL_TEXTS = [
+    "Hello world!",
+    "the  end<|endoftext|>The start",
+    "naïve café, 今天天气很好",
+    "<|endoftext|><|endoftext|>",
+    "",
+    "don't stop\n\n  indented",
+    "a<|endoftext|>b",
+]
 
 
 def _bytelevel_texts(rng: random.Random) -> list[str]:
-    from .corpora import python_docs
+    from bpe_lab.core.corpora import python_docs
 
     docs = python_docs()
     starts = [rng.randrange(len(docs) - 200) for _ in range(8)]
     return _BYTELEVEL_TEXTS + [docs[s : s + rng.randint(20, 200)] for s in starts]
 
 
-def check_encode_bytelevel(fn: Callable[..., list[int]], vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], special_tokens: list[str]) -> None:
+def check_encode_bytelevel(
+    fn: Callable[..., list[int]], vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], special_tokens: list[str]
+) -> None:
     """``fn(text, vocab, merges, special_tokens) -> ids`` equal to
     ``bpe_lab.Tokenizer(vocab, merges, special_tokens).encode(text)``."""
-    from .tokenizer import Tokenizer
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
 
     reference = Tokenizer(vocab, merges, special_tokens)
     texts = _bytelevel_texts(_rng())
@@ -620,8 +694,8 @@ def _bytelevel_hint(reference, text: str, expected: list[int], got: object) -> s
 def _without_pretokenizing(reference, text: str) -> list[int]:
     """The ids a learner gets who merges across pre-tokens: rank replay over
     each whole stretch between special tokens."""
-    from .bytelevel_encode import replay_merges
-    from .pretokenize import split_special
+    from bpe_lab.bytelevel.encoders import replay_merges
+    from bpe_lab.core.pretokenize import split_special
 
     id_of = {token: i for i, token in reference.vocab.items()}
     ids: list[int] = []
@@ -633,13 +707,22 @@ def _without_pretokenizing(reference, text: str) -> list[int]:
     return ids
 
 
-def check_decode_bytelevel(fn: Callable[[list[int], dict[int, bytes]], str], vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], special_tokens: list[str]) -> None:
+def check_decode_bytelevel(
+    fn: Callable[[list[int], dict[int, bytes]], str],
+    vocab: dict[int, bytes],
+    merges: list[tuple[bytes, bytes]],
+    special_tokens: list[str],
+) -> None:
     """``fn(ids, vocab) -> text`` equal to ``bpe_lab.Tokenizer.decode``,
     including ids that cut a character in half (they decode to U+FFFD)."""
-    from .tokenizer import Tokenizer
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
 
     reference = Tokenizer(vocab, merges, special_tokens)
-    cases = [reference.encode(t) for t in _bytelevel_texts(_rng())] + [[195], [104, 195, 169, 33], list("今".encode())[:2]]
+    cases = [reference.encode(t) for t in _bytelevel_texts(_rng())] + [
+        [195],
+        [104, 195, 169, 33],
+        list("今".encode())[:2],
+    ]
     for ids in cases:
         expected = reference.decode(ids)
         got = _call(fn, "decode", list(ids), dict(vocab))
@@ -670,15 +753,26 @@ def check_longest_match(fn: Callable[[str, list[Pair]], list[str]]) -> None:
 
 
 def _unigram_cases(rng: random.Random) -> list[tuple[str, dict[str, float]]]:
-    fixed_probs = {"low": -1.0, "est</w>": -1.0, "l": -3.0, "o": -3.0, "w": -3.0, "e": -3.0, "s": -3.0, "t": -3.0, "</w>": -3.0,
-                   "lowe": -1.5, "st</w>": -1.5}
+    fixed_probs = {
+        "low": -1.0,
+        "est</w>": -1.0,
+        "l": -3.0,
+        "o": -3.0,
+        "w": -3.0,
+        "e": -3.0,
+        "s": -3.0,
+        "t": -3.0,
+        "</w>": -3.0,
+        "lowe": -1.5,
+        "st</w>": -1.5,
+    }
     cases = [("lowest", fixed_probs), ("low", fixed_probs)]
     for _ in range(12):
         word_freq = _random_word_freq(rng, "abc")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             merges = train_bpe(word_freq, rng.randint(2, 8))
-        vocab = ["a", "b", "c", _EOW] + [a + b for a, b in merges]
+        vocab = ["a", "b", "c", END_OF_WORD] + [a + b for a, b in merges]
         probs = {token: -round(rng.uniform(0.5, 6.0), 3) for token in vocab}
         cases.append(("".join(rng.choice("abc") for _ in range(rng.randint(1, 8))), probs))
     return cases
@@ -686,8 +780,8 @@ def _unigram_cases(rng: random.Random) -> list[tuple[str, dict[str, float]]]:
 
 def check_viterbi(fn: Callable[[str, dict[str, float]], list[str]]) -> None:
     """``fn(word, logprobs) -> pieces``: the most probable segmentation of
-    ``word + '</w>'`` under a unigram model, as ``bpe_lab.variants.viterbi``."""
-    from .variants import viterbi
+    ``word + '</w>'`` under a unigram model, as ``bpe_lab.variants.subword.viterbi``."""
+    from bpe_lab.variants.subword import viterbi
 
     cases = _unigram_cases(_rng())
     for word, logprobs in cases:
@@ -695,17 +789,19 @@ def check_viterbi(fn: Callable[[str, dict[str, float]], list[str]]) -> None:
         got = _call(fn, "viterbi", word, dict(logprobs))
         if got != expected:
             hint = ""
-            if isinstance(got, list) and all(p in logprobs for p in got) and "".join(got) == word + _EOW:
-                hint = (f": yours has log-probability {sum(logprobs[p] for p in got):.3f}, the best has {best:.3f}: "
-                        "try every cut position (dynamic programming), not a greedy choice")
+            if isinstance(got, list) and all(p in logprobs for p in got) and "".join(got) == word + END_OF_WORD:
+                hint = (
+                    f": yours has log-probability {sum(logprobs[p] for p in got):.3f}, the best has {best:.3f}: "
+                    "try every cut position (dynamic programming), not a greedy choice"
+                )
             _fail(f"viterbi({word!r}, {_short(logprobs, 80)})", f"expected {expected}, got {_short(got)}{hint}")
     _passed("viterbi", len(cases))
 
 
 def check_sp_decode(fn: Callable[[list[str]], str]) -> None:
     """``fn(symbols) -> text``: SentencePiece-style decoding, exact for any
-    spacing, as ``bpe_lab.variants.sp_decode``."""
-    from .variants import sp_decode, sp_encode, sp_word_freq
+    spacing, as ``bpe_lab.variants.subword.sp_decode``."""
+    from bpe_lab.variants.subword import sp_decode, sp_encode, sp_word_freq
 
     texts = ["Hello world", "Hello  world", " leading space", "two\nlines\tand a tab", "trailing  ", "a"]
     merges = train_bpe(sp_word_freq(" ".join(texts)), 10, end_of_word=None)

@@ -35,7 +35,8 @@ from collections.abc import Callable, Mapping
 from itertools import chain
 from typing import Generic, TypeVar
 
-from .train import _check_num_merges, _check_tie_break, _setup, _warn_if_short
+from bpe_lab.core.symbols import END_OF_WORD, TIE_BREAKS, OnShort, TieBreak, check_choice, check_int, report_short
+from bpe_lab.core.train import training_corpus
 
 __all__ = ["learn_merges", "train_fast"]
 
@@ -91,7 +92,9 @@ class _Trainer(Generic[S]):
         self.where: defaultdict[int, set[int]] = defaultdict(set)
         self._count_all()
         # "first": the lowest word id indexed is a lower bound on the first word.
-        self.low: dict[int, int] | None = {pair: min(ids) for pair, ids in self.where.items()} if tie_break == "first" else None
+        self.low: dict[int, int] | None = (
+            {pair: min(ids) for pair, ids in self.where.items()} if tie_break == "first" else None
+        )
         self.heap: list[tuple[int, object, int]] = []
         self._rebuild_heap()
 
@@ -339,19 +342,20 @@ def learn_merges(
     corpus: Mapping[tuple[S, ...], int],
     num_merges: int,
     *,
-    tie_break: str = "first",
+    tie_break: TieBreak = "first",
     progress: Callable[[int], object] | None = None,
 ) -> list[tuple[S, S]]:
     """Learn up to ``num_merges`` merges from ``{symbols: count}``.
 
     The generic core: symbols may be ``str`` or ``bytes``; the corpus must
     already be split into starting symbols, with positive counts (the dict
-    order is the scan order of the "first" rule). Stops silently when no pair is left; the public
-    trainers warn. ``progress`` (for example ``tqdm.update``) is called with 1
+    order is the scan order of the "first" rule). Stops silently when no pair
+    is left (the result is then shorter than ``num_merges``); the public
+    trainers report it as their ``on_short`` asks. ``progress`` (for example ``tqdm.update``) is called with 1
     after each merge.
     """
-    num_merges = _check_num_merges(num_merges)
-    _check_tie_break(tie_break)
+    num_merges = check_int(num_merges, "num_merges")
+    check_choice(tie_break, "tie_break", TIE_BREAKS)
     trainer: _Trainer[S] = _Trainer(corpus, num_merges, tie_break)
     merges: list[tuple[S, S]] = []
     for _ in range(num_merges):  # V rounds, each O(changes * log H)
@@ -369,16 +373,18 @@ def train_fast(
     word_freq: Mapping[str, int],
     num_merges: int,
     *,
-    tie_break: str = "first",
-    end_of_word: str | None = "</w>",
+    tie_break: TieBreak = "first",
+    end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
+    on_short: OnShort = "warn",
 ) -> list[tuple[str, str]]:
     """Learn the same merges as ``train.train_bpe``, incrementally.
 
-    Same arguments, checks, errors and early-stop warning as ``train_bpe``;
-    only the cost differs (see the module docstring).
+    Same arguments, checks, errors and ``on_short`` as ``train_bpe``; only
+    the cost differs (see the module docstring).
     """
-    corpus, num_merges = _setup(word_freq, num_merges, tie_break, end_of_word, start_of_word)
+    markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
+    corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
     merges = learn_merges(corpus, num_merges, tie_break=tie_break)
-    _warn_if_short(num_merges, len(merges), stacklevel=3)
+    report_short(num_merges, len(merges), on_short)
     return merges

@@ -30,12 +30,12 @@ b' the\\n'
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 __all__ = ["bytes_to_unicode", "unicode_to_bytes", "token_to_printable", "printable_to_token"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def bytes_to_unicode() -> dict[int, str]:
     """Map each byte value 0..255 to GPT-2's printable character for it.
 
@@ -54,7 +54,7 @@ def bytes_to_unicode() -> dict[int, str]:
     return dict(sorted(mapping.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def unicode_to_bytes() -> dict[str, int]:
     """The inverse map: printable character -> byte value."""
     return {ch: b for b, ch in bytes_to_unicode().items()}
@@ -77,4 +77,6 @@ def printable_to_token(text: str) -> bytes:
         return bytes(table[ch] for ch in text)
     except KeyError as err:
         ch = err.args[0]
-        raise ValueError(f"{text!r} contains {ch!r} (U+{ord(ch):04X}), which is not one of GPT-2's 256 byte characters") from None
+        raise ValueError(
+            f"{text!r} contains {ch!r} (U+{ord(ch):04X}), which is not one of GPT-2's 256 byte characters"
+        ) from None

@@ -40,9 +40,10 @@ from collections.abc import Mapping, Sequence
 
 import regex
 
-from .encode import _replay, merge_ranks
-from .granularity import segment_words
-from .train import Pair, corpus_from_word_freq, count_pairs, word_to_symbols
+from bpe_lab.core.encode import merge_ranks, replay_symbols
+from bpe_lab.core.symbols import END_OF_WORD, Pair
+from bpe_lab.core.train import corpus_from_word_freq, count_pairs, word_to_symbols
+from bpe_lab.variants.granularity import segment_words
 
 __all__ = [
     "SPACE",
@@ -67,8 +68,6 @@ _WHITE = regex.escape("".join(ch for ch in map(chr, range(0x3001)) if ch.isspace
 # A piece: an optional ▁ and a run of other non-white-space characters; or a
 # ▁ on its own (the second of two spaces); or one other white-space character.
 _PIECE = regex.compile(f"▁?[^▁{_WHITE}]+|▁|[{_WHITE}]")
-
-EOW = "</w>"
 
 
 def sp_pieces(text: str) -> list[str]:
@@ -105,7 +104,7 @@ def sp_encode(text: str, merges: Sequence[Pair]) -> list[str]:
     ranks = merge_ranks(merges, end_of_word=None)
     symbols: list[str] = []
     for piece in sp_pieces(text):
-        symbols.extend([piece] if piece.isspace() else _replay(tuple(piece), ranks))
+        symbols.extend([piece] if piece.isspace() else replay_symbols(tuple(piece), ranks))
     return symbols
 
 
@@ -118,7 +117,7 @@ def sp_decode(symbols: Sequence[str]) -> str:
     return text[1:] if text.startswith(" ") else text
 
 
-def wordpiece_scores(word_freq: Mapping[str, int], *, end_of_word: str | None = EOW) -> dict[Pair, float]:
+def wordpiece_scores(word_freq: Mapping[str, int], *, end_of_word: str | None = END_OF_WORD) -> dict[Pair, float]:
     """WordPiece's first-round score of every adjacent pair,
     ``count(a b) / (count(a) * count(b))`` with every count weighted by word
     frequency, in the order the pairs are first met (BPE would rank them by
@@ -131,7 +130,9 @@ def wordpiece_scores(word_freq: Mapping[str, int], *, end_of_word: str | None = 
     return {(a, b): n / (singles[a] * singles[b]) for (a, b), n in count_pairs(corpus).items()}
 
 
-def token_counts(word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = EOW) -> dict[str, int]:
+def token_counts(
+    word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD
+) -> dict[str, int]:
     """How often each token occurs when the corpus is encoded with ``merges``
     (weighted by word frequency), most frequent first."""
     counts: dict[str, int] = {}
@@ -154,7 +155,9 @@ def unigram_logprobs(counts: Mapping[str, int]) -> dict[str, float]:
     return {token: math.log(n / total) for token, n in counts.items() if n > 0}
 
 
-def viterbi(word: str, logprobs: Mapping[str, float], *, end_of_word: str | None = EOW) -> tuple[list[str], float]:
+def viterbi(
+    word: str, logprobs: Mapping[str, float], *, end_of_word: str | None = END_OF_WORD
+) -> tuple[list[str], float]:
     """The segmentation of ``word`` (plus ``end_of_word``) into tokens of
     ``logprobs`` with the highest total log-probability, and that total.
 
@@ -181,7 +184,7 @@ def viterbi(word: str, logprobs: Mapping[str, float], *, end_of_word: str | None
     return pieces[::-1], best[n][0]
 
 
-def segmentations(word: str, vocab, *, end_of_word: str | None = EOW, limit: int = 16) -> list[list[str]]:
+def segmentations(word: str, vocab, *, end_of_word: str | None = END_OF_WORD, limit: int = 16) -> list[list[str]]:
     """Every way to cut ``word`` (plus ``end_of_word``) into tokens of
     ``vocab``. There can be up to 2^(n-1) of them, so words longer than
     ``limit`` symbols are refused.
@@ -206,7 +209,9 @@ def segmentations(word: str, vocab, *, end_of_word: str | None = EOW, limit: int
     return cuts(0)
 
 
-def segmentation_probs(word: str, logprobs: Mapping[str, float], *, end_of_word: str | None = EOW, top: int | None = None) -> list[tuple[list[str], float]]:
+def segmentation_probs(
+    word: str, logprobs: Mapping[str, float], *, end_of_word: str | None = END_OF_WORD, top: int | None = None
+) -> list[tuple[list[str], float]]:
     """Every segmentation of ``word`` with its probability under the unigram
     model, normalised so they sum to 1, most probable first (at most ``top``)."""
     options = segmentations(word, logprobs, end_of_word=end_of_word)

@@ -82,8 +82,7 @@ def compress(data: bytes, *, max_rounds: int | None = None) -> Compressed:
     """
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError(
-            f"compress() needs bytes, got {type(data).__name__}; "
-            "encode text first, e.g. text.encode('utf-8')"
+            f"compress() needs bytes, got {type(data).__name__}; encode text first, e.g. text.encode('utf-8')"
         )
     if max_rounds is not None and max_rounds < 0:
         raise ValueError(f"max_rounds must be >= 0, got {max_rounds}")

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from .encode import _replay, merge_ranks, vocabulary
-from .pretokenize import gpt2_pretokenize
-from .train import Pair, corpus_from_word_freq
+from bpe_lab.core.encode import merge_ranks, replay_symbols, vocabulary
+from bpe_lab.core.pretokenize import gpt2_pretokenize
+from bpe_lab.core.symbols import END_OF_WORD, Pair
+from bpe_lab.core.train import corpus_from_word_freq
 
 __all__ = [
     "words",
@@ -46,8 +47,6 @@ __all__ = [
     "granularity_table",
     "vocab_curve",
 ]
-
-EOW = "</w>"
 
 
 def words(text: str) -> list[str]:
@@ -72,15 +71,19 @@ def word_freq(text: str | Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def segment_words(word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = EOW) -> dict[str, list[str]]:
+def segment_words(
+    word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD
+) -> dict[str, list[str]]:
     """Each distinct word -> its BPE tokens (rank replay, as ``encode_word``),
     computed once per distinct word with the merge list checked once."""
     ranks = merge_ranks(merges, end_of_word=end_of_word)
     corpus = corpus_from_word_freq(word_freq, end_of_word=end_of_word)
-    return {word: _replay(symbols, ranks) for word, symbols in zip(word_freq, corpus)}
+    return {word: replay_symbols(symbols, ranks) for word, symbols in zip(word_freq, corpus)}
 
 
-def tokens_per_word(word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = EOW) -> float:
+def tokens_per_word(
+    word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD
+) -> float:
     """Average number of BPE tokens per running word (weighted by frequency).
 
     With no merges this is the character level: characters plus one
@@ -96,7 +99,9 @@ def word_vocabulary(word_freq: Mapping[str, int]) -> set[str]:
     return set(word_freq)
 
 
-def bpe_vocabulary(word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = EOW) -> set[str]:
+def bpe_vocabulary(
+    word_freq: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD
+) -> set[str]:
     """Every character of the training words, the end-of-word marker, and
     one symbol per merge: the tokens a BPE model has embeddings for."""
     base = {ch for word in word_freq for ch in word}
@@ -110,7 +115,7 @@ def unknown_rate(
     vocab: set[str],
     merges: Sequence[Pair] | None = None,
     *,
-    end_of_word: str | None = EOW,
+    end_of_word: str | None = END_OF_WORD,
 ) -> float:
     """Share of running words that would need an ``<unk>`` token.
 
@@ -128,7 +133,9 @@ def unknown_rate(
     return missing / total
 
 
-def granularity_table(train: Mapping[str, int], test: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = EOW):
+def granularity_table(
+    train: Mapping[str, int], test: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD
+):
     """A pandas DataFrame comparing character, BPE and word level: the
     vocabulary learned from ``train``, and tokens per word and unknown words
     measured on ``test`` (held-out text)."""
@@ -163,7 +170,7 @@ def vocab_curve(
     merges: Sequence[Pair],
     steps: Iterable[int],
     *,
-    end_of_word: str | None = EOW,
+    end_of_word: str | None = END_OF_WORD,
 ):
     """Tokens per word on ``train`` and ``test`` after the first ``k`` merges,
     for each ``k`` in ``steps``: a pandas DataFrame with columns "merges",

@@ -35,10 +35,21 @@ from typing import Any
 
 import nbformat
 
-from .release import BEGIN_HIDDEN, END_HIDDEN, strip_regions
-from .sandbox import RESULT_MIME, Cell, Limits, Outcome, run_cells, write_kernelspec
+from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN, strip_regions
+from bpe_lab.grading.sandbox import RESULT_MIME, Cell, Limits, Outcome, run_cells, write_kernelspec
 
-__all__ = ["Limits", "TaskResult", "Report", "HiddenCase", "Task", "load_tasks", "grade_notebook", "grade", "gradebook", "format_report"]
+__all__ = [
+    "Limits",
+    "TaskResult",
+    "Report",
+    "HiddenCase",
+    "Task",
+    "load_tasks",
+    "grade_notebook",
+    "grade",
+    "gradebook",
+    "format_report",
+]
 
 _MAX_NOTEBOOK_BYTES = 20 << 20
 _MAX_REPR = 100_000
@@ -110,7 +121,12 @@ def parse_hidden(block: str) -> tuple[HiddenCase, ...]:
     cases = []
     for stmt in ast.parse(block).body:
         test = getattr(stmt, "test", None)
-        if not (isinstance(stmt, ast.Assert) and isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        if not (
+            isinstance(stmt, ast.Assert)
+            and isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq)
+        ):
             raise ValueError(f"hidden tests must be `assert CALL == LITERAL` lines, got: {ast.unparse(stmt)}")
         try:
             expected = ast.literal_eval(test.comparators[0])
@@ -127,7 +143,9 @@ def load_tasks(solution: nbformat.NotebookNode) -> list[Task]:
         meta = _nbgrader(cell)
         if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
             visible = strip_regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
-            tasks.append(Task(meta["grade_id"], float(meta.get("points", 0)), visible, parse_hidden(_hidden_block(cell.source))))
+            tasks.append(
+                Task(meta["grade_id"], float(meta.get("points", 0)), visible, parse_hidden(_hidden_block(cell.source)))
+            )
     return tasks
 
 
@@ -144,7 +162,7 @@ class Step:
     grade_id: str = ""
 
 
-_PROBE = '''
+_PROBE = """
 def __bpe_lab_probe():
     from IPython.display import publish_display_data
     import operator
@@ -171,7 +189,7 @@ def __bpe_lab_probe():
     publish_display_data({{"{mime}": results}})
 __bpe_lab_probe()
 del __bpe_lab_probe
-'''
+"""
 
 
 def _test_source(task: Task) -> str:
@@ -209,7 +227,9 @@ def _locked_step(gid: str, locked: dict, tasks: dict[str, Task]) -> Step:
     return Step(locked[gid].source, "setup", gid)
 
 
-def _restore_missing(solution, steps: list[Step], placed: dict[str, int], locked: dict, tasks: dict[str, Task]) -> list[Step]:
+def _restore_missing(
+    solution, steps: list[Step], placed: dict[str, int], locked: dict, tasks: dict[str, Task]
+) -> list[Step]:
     anchor = -1
     for cell in solution.cells:
         gid = _nbgrader(cell).get("grade_id")
@@ -257,7 +277,7 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 def _judge(task: Task, probes: list) -> str:
-    """"" if every hidden case returned its literal, else why not."""
+    """ "" if every hidden case returned its literal, else why not."""
     if len(probes) != 1 or not isinstance(probes[0], list) or len(probes[0]) != len(task.cases):
         return "the hidden tests did not report back (was the test cell tampered with?)"
     for number, (case, result) in enumerate(zip(task.cases, probes[0]), start=1):
@@ -292,7 +312,9 @@ def _read_submission(path: Path) -> nbformat.NotebookNode:
     try:
         nb = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
         cells = nb.cells
-        if not isinstance(cells, list) or not all(isinstance(c.get("source"), str) and c.get("cell_type") for c in cells):
+        if not isinstance(cells, list) or not all(
+            isinstance(c.get("source"), str) and c.get("cell_type") for c in cells
+        ):
             raise ValueError("its cells are malformed")
     except Exception as err:  # noqa: BLE001 - any parse failure means "not a notebook"
         raise ValueError(f"not a readable notebook ({type(err).__name__}: {_short(str(err), 150)})") from None
@@ -304,7 +326,11 @@ def _assignment(path: Path, nb: nbformat.NotebookNode | None, known: list[str], 
     metadata (written by release), or a known name in the file name."""
     if override:
         return override
-    meta = nb.metadata.get("bpe_lab", {}).get("assignment") if nb is not None and isinstance(nb.metadata.get("bpe_lab"), dict) else None
+    meta = (
+        nb.metadata.get("bpe_lab", {}).get("assignment")
+        if nb is not None and isinstance(nb.metadata.get("bpe_lab"), dict)
+        else None
+    )
     if meta in known:
         return meta
     return next((name for name in sorted(known, key=len, reverse=True) if name in path.name), None)
@@ -326,7 +352,9 @@ async def _grade_one(path: Path, solutions: dict, kernel_dirs: Path, limits: Lim
     name = _assignment(path, nb, list(solutions), override)
     report = Report(str(path), name)
     if name not in solutions:
-        report.error = problem or f"cannot tell which assignment this is (not one of {', '.join(solutions)}); use --assignment"
+        report.error = (
+            problem or f"cannot tell which assignment this is (not one of {', '.join(solutions)}); use --assignment"
+        )
         return report
     tasks = load_tasks(solutions[name])
     if nb is None:
@@ -432,7 +460,9 @@ def gradebook(reports: list[Report]):
 
 def format_report(report: Report) -> str:
     """A few readable lines: the total, then one line per task."""
-    lines = [f"{report.submission} ({report.assignment or 'unknown assignment'}): {report.total:g}/{report.max_total:g}"]
+    lines = [
+        f"{report.submission} ({report.assignment or 'unknown assignment'}): {report.total:g}/{report.max_total:g}"
+    ]
     if report.error:
         lines.append(f"  ! {report.error}")
     for task in report.tasks:
@@ -443,7 +473,9 @@ def format_report(report: Report) -> str:
 
 def _run(args: argparse.Namespace) -> None:
     limits = Limits(args.cell_timeout, args.timeout, args.memory_mb)
-    reports = grade(args.submissions, solutions_dir=args.solutions, limits=limits, jobs=args.jobs, assignment=args.assignment)
+    reports = grade(
+        args.submissions, solutions_dir=args.solutions, limits=limits, jobs=args.jobs, assignment=args.assignment
+    )
     if args.json:
         print(json.dumps([r.to_dict() for r in reports], indent=1))
     else:
@@ -461,8 +493,17 @@ def add_grade_command(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="print the per-task reports as JSON")
     parser.add_argument("--solutions", default="solutions", help="folder of solution notebooks (default: solutions)")
     parser.add_argument("--assignment", help="grade every submission as this assignment (e.g. 02_training)")
-    parser.add_argument("--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds per cell (default: %(default)s)")
-    parser.add_argument("--timeout", type=float, default=Limits.notebook_timeout, help="seconds per notebook (default: %(default)s)")
-    parser.add_argument("--memory-mb", type=int, default=Limits.memory_mb, help="address-space limit of each kernel (default: %(default)s)")
+    parser.add_argument(
+        "--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds per cell (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=Limits.notebook_timeout, help="seconds per notebook (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--memory-mb",
+        type=int,
+        default=Limits.memory_mb,
+        help="address-space limit of each kernel (default: %(default)s)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="kernels to run at once (default: 1)")
     parser.set_defaults(run=_run)

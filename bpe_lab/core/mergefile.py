@@ -11,8 +11,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .encode import merge_ranks
-from .textfile import read_text
+from bpe_lab.core.encode import merge_ranks
+from bpe_lab.core.symbols import END_OF_WORD
+from bpe_lab.core.textfile import read_text
 
 __all__ = ["save_merges", "load_merges", "HEADER"]
 
@@ -20,7 +21,11 @@ HEADER = "#version: 0.2"
 
 
 def save_merges(
-    merges: Sequence[tuple[str, str]], path: str | os.PathLike, *, end_of_word: str | None = "</w>", start_of_word: str | None = None
+    merges: Sequence[tuple[str, str]],
+    path: str | os.PathLike,
+    *,
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
 ) -> None:
     """Write ``merges`` to ``path`` (checked first, so a bad list is never saved)."""
     merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
@@ -32,7 +37,7 @@ def save_merges(
 
 
 def load_merges(
-    path: str | os.PathLike, *, end_of_word: str | None = "</w>", start_of_word: str | None = None
+    path: str | os.PathLike, *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
 ) -> list[tuple[str, str]]:
     """Read a merges file; a malformed line raises ValueError with its number."""
     merges: list[tuple[str, str]] = []

@@ -92,7 +92,7 @@ def gpt2_pretokenize(text: str) -> list[str]:
     return pattern.findall(text)
 
 
-def special_token_pattern(special_tokens: Iterable[str]) -> "regex.Pattern | None":
+def special_token_pattern(special_tokens: Iterable[str]) -> regex.Pattern | None:
     """A pattern matching any special token, longest first, so that a token
     that contains another (``<|a|><|a|>`` vs ``<|a|>``) wins where both match.
     Returns None when there are no special tokens."""

@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .compression import Compressed
-from .encode import merge_ranks
-from .train import Pair, merge_symbols, word_to_symbols
+from bpe_lab.core.encode import merge_ranks
+from bpe_lab.core.symbols import END_OF_WORD, Pair
+from bpe_lab.core.train import merge_symbols, word_to_symbols
+from bpe_lab.variants.compression import Compressed
 
 __all__ = ["EncodeStep", "encode_steps", "compression_states"]
 
@@ -59,7 +60,7 @@ def encode_steps(
     word: str,
     merges: Sequence[Pair],
     *,
-    end_of_word: str | None = "</w>",
+    end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
 ) -> list[EncodeStep]:
     """Every state of encoding ``word`` by rank replay, first to last.
@@ -81,7 +82,7 @@ def compression_states(data: bytes, packed: Compressed) -> list[bytes]:
     Replays the table in order with ``bytes.replace`` (left to right, never
     overlapping), exactly as ``compress`` rewrote the data.
 
-    >>> from bpe_lab.compression import compress
+    >>> from bpe_lab.variants.compression import compress
     >>> compression_states(b"aaabdaaabac", compress(b"aaabdaaabac"))
     [b'aaabdaaabac', b'\\x00abd\\x00abac', b'\\x01bd\\x01bac', b'\\x02d\\x02ac']
     """

@@ -34,8 +34,8 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 
-from .bytelevel_encode import LONG_PIECE, heap_merges, scan_merge_ids
-from .pretokenize import gpt2_pretokenize, special_token_pattern
+from bpe_lab.bytelevel.encoders import LONG_PIECE, heap_merges, scan_merge_ids
+from bpe_lab.core.pretokenize import gpt2_pretokenize, special_token_pattern
 
 __all__ = ["Tokenizer"]
 
@@ -115,7 +115,7 @@ class Tokenizer:
         self._cache = _PieceCache(self._encode_piece, max_cached_pieces)
 
     @classmethod
-    def byte_level(cls, special_tokens: Sequence[str] | None = None) -> "Tokenizer":
+    def byte_level(cls, special_tokens: Sequence[str] | None = None) -> Tokenizer:
         """The tokenizer before any training: id i is byte i, no merges."""
         return cls({i: bytes([i]) for i in range(256)}, [], special_tokens)
 
@@ -277,23 +277,23 @@ class Tokenizer:
     def save(self, path: str | os.PathLike) -> None:
         """Write the tokenizer as JSON at ``path``, and a readable listing of
         the vocabulary beside it (same name, suffix ``.vocab``)."""
-        from .tokenizer_files import save_tokenizer
+        from bpe_lab.bytelevel.files import save_tokenizer
 
         save_tokenizer(self, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Tokenizer":
+    def load(cls, path: str | os.PathLike) -> Tokenizer:
         """Read a tokenizer written by ``save``."""
-        from .tokenizer_files import load_tokenizer
+        from bpe_lab.bytelevel.files import load_tokenizer
 
         return load_tokenizer(path, cls)
 
     @classmethod
     def from_files(
         cls, vocab_path: str | os.PathLike, merges_path: str | os.PathLike, special_tokens: Sequence[str] | None = None
-    ) -> "Tokenizer":
+    ) -> Tokenizer:
         """Read GPT-2's ``vocab.json`` + ``merges.txt`` (its printable byte map)."""
-        from .tokenizer_files import read_gpt2_files
+        from bpe_lab.bytelevel.files import read_gpt2_files
 
         vocab, merges = read_gpt2_files(vocab_path, merges_path)
         return cls(vocab, merges, special_tokens)
@@ -310,7 +310,9 @@ def _blocks(lines: Iterable[str], block_chars: int) -> Iterator[str]:
     size = 0
     for line in lines:  # O(total length)
         if not isinstance(line, str):
-            raise TypeError(f"encode_iterable() needs str lines, got {type(line).__name__} (open the file in text mode)")
+            raise TypeError(
+                f"encode_iterable() needs str lines, got {type(line).__name__} (open the file in text mode)"
+            )
         buffer.append(line)
         size += len(line)
         if size >= block_chars:
@@ -360,7 +362,9 @@ def _checked_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
         if not isinstance(token, bytes) or not token:
             raise ValueError(f"vocab id {token_id} maps to {token!r}; tokens must be non-empty bytes")
         if token in first_id:
-            raise ValueError(f"vocab ids {first_id[token]} and {token_id} both map to {token!r}; each token needs one id")
+            raise ValueError(
+                f"vocab ids {first_id[token]} and {token_id} both map to {token!r}; each token needs one id"
+            )
         first_id[token] = token_id
         checked[token_id] = token
     missing = [b for b in range(256) if bytes([b]) not in first_id]

@@ -25,13 +25,13 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from .bytelevel_encode import scan_merges
-from .textfile import read_text
-from .tokenizer import Tokenizer
+from bpe_lab.bytelevel.encoders import scan_merges
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.core.textfile import read_text
 
 __all__ = ["GPT2_RANKS_PATH", "ENDOFTEXT", "gpt2_tokenizer", "load_tiktoken_ranks", "merges_from_ranks"]
 
-GPT2_RANKS_PATH = Path(__file__).parent / "data" / "gpt2.tiktoken"
+GPT2_RANKS_PATH = Path(__file__).parents[1] / "data" / "gpt2.tiktoken"
 
 #: GPT-2's only special token; its id is 50256, one past the last rank.
 ENDOFTEXT = "<|endoftext|>"

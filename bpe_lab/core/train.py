@@ -23,12 +23,24 @@ is the version to read. Notebook 04 measures it against an incremental trainer.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from bpe_lab.core.symbols import (
+    END_OF_WORD,
+    ON_SHORT,
+    TIE_BREAKS,
+    Corpus,
+    OnShort,
+    Pair,
+    TieBreak,
+    check_choice,
+    check_int,
+    check_markers,
+    report_short,
+)
+
 __all__ = [
-    "TIE_BREAKS",
     "Round",
     "Trace",
     "word_to_symbols",
@@ -36,20 +48,15 @@ __all__ = [
     "count_pairs",
     "merge_symbols",
     "pick_pair",
+    "training_corpus",
     "train_trace",
     "train_bpe",
 ]
 
-Pair = tuple[str, str]
-Corpus = dict[tuple[str, ...], int]
 
-#: "first": the tied pair met first when scanning the corpus in insertion order
-#: (words in order, left to right in each word): the textbook rule.
-#: "lexicographic": the greatest tied pair, comparing (left, right) as strings.
-TIE_BREAKS = ("first", "lexicographic")
-
-
-def word_to_symbols(word: str, *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> tuple[str, ...]:
+def word_to_symbols(
+    word: str, *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> tuple[str, ...]:
     """Split a word into its starting symbols: its characters, with the
     end-of-word marker appended (``</w>``, subword-nmt style) and/or the
     start-of-word marker prepended (``▁``, SentencePiece style).
@@ -80,28 +87,22 @@ def _check_word(word: object, end_of_word: str | None, start_of_word: str | None
             raise ValueError(f"word {word!r} contains the word marker {marker!r}; choose another marker")
 
 
-def _check_markers(end_of_word: str | None, start_of_word: str | None) -> None:
-    for name, marker in (("end_of_word", end_of_word), ("start_of_word", start_of_word)):
-        if marker is not None and (not isinstance(marker, str) or not marker):
-            raise ValueError(f"{name} must be a non-empty string or None, got {marker!r}")
-
-
-def corpus_from_word_freq(word_freq: Mapping[str, int], *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> Corpus:
+def corpus_from_word_freq(
+    word_freq: Mapping[str, int], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> Corpus:
     """Validate a word -> frequency table and split every word into symbols.
 
     Raises ValueError naming the problem: an empty corpus, a count that is not
     a positive integer, an empty word, a word with white space or a marker.
     """
-    _check_markers(end_of_word, start_of_word)
+    check_markers(end_of_word, start_of_word)
     if not isinstance(word_freq, Mapping):
         raise TypeError(f"word_freq must be a dict of word -> count, got {type(word_freq).__name__}")
     if not word_freq:
         raise ValueError("the corpus is empty: give at least one word with a positive count")
     corpus: Corpus = {}
     for word, freq in word_freq.items():
-        if isinstance(freq, bool) or not isinstance(freq, int):
-            raise TypeError(f"the count of {word!r} must be an int, got {freq!r}")
-        if freq <= 0:
+        if check_int(freq, f"the count of {word!r}", minimum=None) <= 0:
             raise ValueError(f"the count of {word!r} must be positive, got {freq}")
         corpus[word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word)] = freq
     return corpus
@@ -145,18 +146,13 @@ def merge_symbols(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _check_tie_break(tie_break: str) -> None:
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"unknown tie_break {tie_break!r}; choose one of {TIE_BREAKS}")
-
-
-def pick_pair(counts: Mapping[Pair, int], tie_break: str = "first") -> tuple[Pair, int, tuple[Pair, ...]]:
+def pick_pair(counts: Mapping[Pair, int], tie_break: TieBreak = "first") -> tuple[Pair, int, tuple[Pair, ...]]:
     """The winning pair, its count, and the other pairs tied with it.
 
     ``counts`` must be in scan order (as ``count_pairs`` returns it) for the
     "first" rule to mean the pair met first.
     """
-    _check_tie_break(tie_break)
+    check_choice(tie_break, "tie_break", TIE_BREAKS)
     if not counts:
         raise ValueError("there are no pairs to pick from")
     best_count = max(counts.values())
@@ -187,10 +183,15 @@ class Trace:
 
     initial: Corpus
     rounds: tuple[Round, ...]
-    tie_break: str
+    tie_break: TieBreak
     end_of_word: str | None
     start_of_word: str | None = None
     requested: int = field(default=0)
+
+    @property
+    def stopped_early(self) -> bool:
+        """True when fewer merges were possible than ``requested``."""
+        return len(self.rounds) < self.requested
 
     @property
     def merges(self) -> list[Pair]:
@@ -235,7 +236,7 @@ class Trace:
         return pd.DataFrame(rows, columns=columns).set_index("round")
 
 
-def _rounds(corpus: Corpus, num_merges: int, tie_break: str) -> Iterator[Round]:
+def _rounds(corpus: Corpus, num_merges: int, tie_break: TieBreak) -> Iterator[Round]:
     for number in range(1, num_merges + 1):
         counts = count_pairs(corpus)
         if not counts:
@@ -245,46 +246,34 @@ def _rounds(corpus: Corpus, num_merges: int, tie_break: str) -> Iterator[Round]:
         yield Round(number, counts, pair, count, ties, corpus)
 
 
-def _check_num_merges(num_merges: object) -> int:
-    if isinstance(num_merges, bool) or not isinstance(num_merges, int):
-        raise TypeError(f"num_merges must be an int, got {num_merges!r}")
-    if num_merges < 0:
-        raise ValueError(f"num_merges must be >= 0, got {num_merges}")
-    return num_merges
+def training_corpus(
+    word_freq: Mapping[str, int],
+    num_merges: int,
+    *,
+    tie_break: TieBreak = "first",
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
+    on_short: OnShort = "warn",
+) -> tuple[Corpus, int]:
+    """Check every argument a trainer takes; the split corpus and ``num_merges``.
 
-
-def _warn_if_short(num_merges: int, learned: int, *, stacklevel: int) -> None:
-    """Warn that training stopped early; shared by every trainer so the
-    message is the same whichever one a learner calls."""
-    if learned < num_merges:
-        warnings.warn(
-            f"asked for {num_merges} merges but only {learned} were possible: "
-            "every word is now a single symbol",
-            stacklevel=stacklevel,
-        )
-
-
-def _setup(word_freq, num_merges, tie_break, end_of_word, start_of_word) -> tuple[Corpus, int]:
-    """Check every argument of a trainer; the split corpus and num_merges."""
-    num_merges = _check_num_merges(num_merges)
-    _check_tie_break(tie_break)
+    Shared by ``train_bpe``, ``train_trace`` and ``train_fast``, so all three
+    reject a bad argument with the same message.
+    """
+    num_merges = check_int(num_merges, "num_merges")
+    check_choice(tie_break, "tie_break", TIE_BREAKS)
+    check_choice(on_short, "on_short", ON_SHORT)
     return corpus_from_word_freq(word_freq, end_of_word=end_of_word, start_of_word=start_of_word), num_merges
-
-
-def _train(word_freq, num_merges, tie_break, end_of_word, start_of_word) -> Trace:
-    corpus, num_merges = _setup(word_freq, num_merges, tie_break, end_of_word, start_of_word)
-    rounds = tuple(_rounds(corpus, num_merges, tie_break))
-    _warn_if_short(num_merges, len(rounds), stacklevel=4)
-    return Trace(corpus, rounds, tie_break, end_of_word, start_of_word, num_merges)
 
 
 def train_trace(
     word_freq: Mapping[str, int],
     num_merges: int,
     *,
-    tie_break: str = "first",
-    end_of_word: str | None = "</w>",
+    tie_break: TieBreak = "first",
+    end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
+    on_short: OnShort = "warn",
 ) -> Trace:
     """Train like ``train_bpe`` and keep every round (see ``Trace``).
 
@@ -293,29 +282,39 @@ def train_trace(
     [(('e', 's'), 9), (('es', 't'), 9)]
     >>> trace.rounds[0].ties
     (('s', 't'), ('t', '</w>'))
+    >>> train_trace({"ab": 1}, 3, on_short="ignore").stopped_early
+    True
     """
-    return _train(word_freq, num_merges, tie_break, end_of_word, start_of_word)
+    markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
+    corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
+    rounds = tuple(_rounds(corpus, num_merges, tie_break))
+    report_short(num_merges, len(rounds), on_short)
+    return Trace(corpus, rounds, tie_break, end_of_word, start_of_word, num_merges)
 
 
 def train_bpe(
     word_freq: Mapping[str, int],
     num_merges: int,
     *,
-    tie_break: str = "first",
-    end_of_word: str | None = "</w>",
+    tie_break: TieBreak = "first",
+    end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
+    on_short: OnShort = "warn",
 ) -> list[Pair]:
     """Learn up to ``num_merges`` merges from a word -> frequency table.
 
     Returns the merges in the order learned; that order is their priority
     when encoding. ``tie_break`` is "first" (the textbook rule) or
     "lexicographic" (see ``TIE_BREAKS``). If fewer merges are possible (every
-    word became a single symbol), training stops early with a warning saying
-    how many were learned.
+    word became a single symbol), training stops early and ``on_short`` says
+    what happens: "warn" (the default; the warning says how many were
+    learned), "raise" a ValueError, or "ignore" (compare the result's length
+    with ``num_merges``).
     """
-    corpus, num_merges = _setup(word_freq, num_merges, tie_break, end_of_word, start_of_word)
+    markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
+    corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
     # Keep only the pairs: each Round holds every pair count and the whole
     # corpus, so keeping them all (train_trace does) costs O(N) memory per round.
     merges = [r.pair for r in _rounds(corpus, num_merges, tie_break)]
-    _warn_if_short(num_merges, len(merges), stacklevel=3)
+    report_short(num_merges, len(merges), on_short)
     return merges

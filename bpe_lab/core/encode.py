@@ -25,12 +25,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .train import Pair, _check_markers, merge_symbols, word_to_symbols
+from bpe_lab.core.symbols import END_OF_WORD, Pair, check_markers
+from bpe_lab.core.train import merge_symbols, word_to_symbols
 
-__all__ = ["merge_ranks", "vocabulary", "encode_word", "apply_merges", "encode_text", "decode_words", "longest_match"]
+__all__ = [
+    "merge_ranks",
+    "vocabulary",
+    "replay_symbols",
+    "encode_word",
+    "apply_merges",
+    "encode_text",
+    "decode_words",
+    "longest_match",
+]
 
 
-def merge_ranks(merges: Sequence[Pair], *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> dict[Pair, int]:
+def merge_ranks(
+    merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> dict[Pair, int]:
     """Check a merge list and map each pair to its rank (0 = learned first).
 
     Every merge must be a pair of non-empty strings whose parts are known when
@@ -38,7 +50,7 @@ def merge_ranks(merges: Sequence[Pair], *, end_of_word: str | None = "</w>", sta
     earlier merge. A merge list that breaks this was not produced by training
     (or was reordered), and replaying it would silently do the wrong thing.
     """
-    _check_markers(end_of_word, start_of_word)
+    check_markers(end_of_word, start_of_word)
     known = {m for m in (end_of_word, start_of_word) if m}
     ranks: dict[Pair, int] = {}
     for rank, merge in enumerate(merges):
@@ -66,7 +78,14 @@ def vocabulary(merges: Sequence[Pair], base_symbols: Sequence[str] = ()) -> list
     return list(vocab)
 
 
-def _replay(symbols: tuple[str, ...], ranks: dict[Pair, int]) -> list[str]:
+def replay_symbols(symbols: tuple[str, ...], ranks: dict[Pair, int]) -> list[str]:
+    """Rank replay on a word already split into symbols, with ``ranks`` from
+    ``merge_ranks``: the step ``encode_word`` takes, for callers that check
+    the merge list once and encode many words.
+
+    >>> replay_symbols(("l", "o", "w"), {("l", "o"): 0, ("lo", "w"): 1})
+    ['low']
+    """
     # Each step scans all n-1 pairs for the lowest rank and joins it: at most
     # n-1 steps, so O(n^2) per word. Words are short, so this is fine; see
     # notebook 04 for the linked-list + heap version and for caching.
@@ -78,17 +97,21 @@ def _replay(symbols: tuple[str, ...], ranks: dict[Pair, int]) -> list[str]:
     return list(symbols)
 
 
-def encode_word(word: str, merges: Sequence[Pair], *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> list[str]:
+def encode_word(
+    word: str, merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> list[str]:
     """Encode one word by rank replay (see the module docstring).
 
     Characters never seen in training simply stay single symbols: the
     character base means every word can be encoded.
     """
     ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
-    return _replay(word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word), ranks)
+    return replay_symbols(word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word), ranks)
 
 
-def apply_merges(word: str, merges: Sequence[Pair], *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> list[str]:
+def apply_merges(
+    word: str, merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> list[str]:
     """Encode by applying every merge once, in order, to the whole word.
 
     This is what training did to the corpus, so for merges learned by training
@@ -103,7 +126,9 @@ def apply_merges(word: str, merges: Sequence[Pair], *, end_of_word: str | None =
     return list(symbols)
 
 
-def encode_text(text: str, merges: Sequence[Pair], *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> list[str]:
+def encode_text(
+    text: str, merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> list[str]:
     """Encode every white-space separated word of ``text``; the merge list is
     checked once, not once per word."""
     if not isinstance(text, str):
@@ -111,11 +136,15 @@ def encode_text(text: str, merges: Sequence[Pair], *, end_of_word: str | None = 
     ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
     symbols: list[str] = []
     for word in text.split():
-        symbols.extend(_replay(word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word), ranks))
+        symbols.extend(
+            replay_symbols(word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word), ranks)
+        )
     return symbols
 
 
-def decode_words(symbols: Sequence[str], *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> str:
+def decode_words(
+    symbols: Sequence[str], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> str:
     """Join symbols back into text: each end-of-word marker (or each
     start-of-word marker, SentencePiece style) becomes a word boundary.
 
@@ -124,7 +153,7 @@ def decode_words(symbols: Sequence[str], *, end_of_word: str | None = "</w>", st
     >>> decode_words(["▁low", "▁new", "est"], end_of_word=None, start_of_word="▁")
     'low newest'
     """
-    _check_markers(end_of_word, start_of_word)
+    check_markers(end_of_word, start_of_word)
     if isinstance(symbols, str) or not all(isinstance(s, str) for s in symbols):
         raise TypeError("decode_words() needs a list of symbol strings")
     text = "".join(symbols)
@@ -140,7 +169,9 @@ def decode_words(symbols: Sequence[str], *, end_of_word: str | None = "</w>", st
     return text
 
 
-def longest_match(word: str, merges: Sequence[Pair], *, end_of_word: str | None = "</w>", start_of_word: str | None = None) -> list[str]:
+def longest_match(
+    word: str, merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+) -> list[str]:
     """Greedy longest match, the WordPiece way, for contrast only.
 
     From the left, take the longest run of starting symbols whose join is in
