@@ -7,13 +7,19 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test browser bench clean
+.PHONY: lab test lint browser bench clean
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. notebooks/00_why_subwords.ipynb
 
-test: $(STAMP) browser
+test: lint browser
 	$(BIN)/python -m pytest
+
+# Lint, import order, formatting and types: CI fails on any of them.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check bpe_lab tests
+	$(BIN)/mypy
 
 # The browser test drives JupyterLab in Debian's Chromium (browsers cannot be
 # downloaded by Playwright here). Install it when we may; otherwise that one
