@@ -74,7 +74,8 @@ def test_the_package_passes_its_own_checks(name, capsys):
 def test_the_byte_level_references_pass(capsys):
     from bpe_lab.bytelevel.byte_map import bytes_to_unicode
     from bpe_lab.bytelevel.tokenizer import Tokenizer
-    from bpe_lab.variants.subword import sp_decode, viterbi
+    from bpe_lab.variants.sentencepiece import sp_decode
+    from bpe_lab.variants.unigram import viterbi
 
     vocab, merges, special = _bytelevel_setup()
     check.check_bytes_to_unicode(bytes_to_unicode)

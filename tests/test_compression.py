@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab.variants.compression import Compressed, Round, compress, decompress
+from bpe_lab.variants.compression import Compressed, Replacement, compress, decompress
 
 
 def test_hand_worked_example():
     packed = compress(b"abababcab")
     # 'ab' occurs 4 times; 0x00 is the smallest unused byte value
-    assert packed.rounds == (Round(pair=(97, 98), byte=0, count=4, length=5),)
+    assert packed.rounds == (Replacement(pair=(97, 98), byte=0, count=4, length=5),)
     assert packed.data == b"\x00\x00\x00c\x00"
     assert packed.table == {0: (97, 98)}
     assert decompress(packed) == b"abababcab"

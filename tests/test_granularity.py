@@ -2,7 +2,7 @@
 
 import pytest
 
-from bpe_lab import encode_word, train_bpe
+from bpe_lab import encode_word, train_bpe, word_frequencies
 from bpe_lab.variants.granularity import (
     bpe_vocabulary,
     granularity_table,
@@ -10,7 +10,6 @@ from bpe_lab.variants.granularity import (
     tokens_per_word,
     unknown_rate,
     vocab_curve,
-    word_freq,
     word_vocabulary,
     words,
 )
@@ -21,7 +20,7 @@ MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 
 def test_words_split_punctuation_from_letters_and_drop_spaces():
     assert words("x = f(a, b)  # call") == ["x", "=", "f", "(", "a", ",", "b", ")", "#", "call"]
-    assert word_freq(["a b a", "b ."]) == {"a": 2, "b": 2, ".": 1}
+    assert word_frequencies(["a b a", "b ."], split=words) == {"a": 2, "b": 2, ".": 1}
 
 
 def test_segment_words_is_rank_replay():

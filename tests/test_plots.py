@@ -51,14 +51,14 @@ def test_pair_counts_of_a_dict_and_into_given_axes():
         plt.close(fig)
 
 
-def test_vocab_curve_points():
+def test_vocab_vs_tokens_points():
     expected = [(11, 95 / 16), (12, 86 / 16), (13, 77 / 16), (14, 68 / 16), (15, 61 / 16), (16, 54 / 16)]
-    assert plots.vocab_curve(train_trace(CORPUS, 5)) == expected
-    assert plots.vocab_curve(CORPUS, MERGES) == expected
+    assert plots.vocab_vs_tokens_points(train_trace(CORPUS, 5)) == expected
+    assert plots.vocab_vs_tokens_points(CORPUS, MERGES) == expected
     line = plots.vocab_vs_tokens(CORPUS, MERGES).axes[0].lines[0]
     assert [tuple(p) for p in line.get_xydata()] == expected
     with pytest.raises(TypeError, match="merges"):
-        plots.vocab_curve(CORPUS)
+        plots.vocab_vs_tokens_points(CORPUS)
 
 
 def test_compression_ratio_per_round():

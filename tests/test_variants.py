@@ -6,19 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab import encode_word, train_bpe
-from bpe_lab.variants.subword import (
-    segmentation_probs,
-    segmentations,
-    sp_decode,
-    sp_encode,
-    sp_pieces,
-    sp_word_freq,
-    token_counts,
-    unigram_logprobs,
-    viterbi,
-    wordpiece_scores,
-)
+from bpe_lab import encode_word, train_bpe, word_frequencies
+from bpe_lab.variants.sentencepiece import sp_decode, sp_encode, sp_pieces, sp_words
+from bpe_lab.variants.unigram import segmentation_probs, segmentations, token_counts, unigram_logprobs, viterbi
+from bpe_lab.variants.wordpiece import wordpiece_scores
 
 TRAIN = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
@@ -26,7 +17,7 @@ MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 
 def test_sp_pieces_keep_every_space():
     assert sp_pieces("low  lower\n") == ["▁low", "▁", "▁lower", "\n"]
-    assert sp_word_freq("low low  lower") == {"▁low": 2, "▁": 1, "▁lower": 1}
+    assert word_frequencies("low low  lower", split=sp_words) == {"▁low": 2, "▁": 1, "▁lower": 1}
     with pytest.raises(ValueError, match="contains"):
         sp_pieces("a▁b")
 
@@ -41,7 +32,7 @@ def test_sp_encode_decode_is_lossless(text):
 def test_sp_pieces_can_always_be_trained_on(text):
     import warnings
 
-    freq = sp_word_freq(text)
+    freq = word_frequencies(text, split=sp_words)
     if freq:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -51,7 +42,7 @@ def test_sp_pieces_can_always_be_trained_on(text):
 
 def test_sp_training_puts_the_boundary_in_front():
     text = "low low low lower newest newest widest"
-    merges = train_bpe(sp_word_freq(text), 4, end_of_word=None)
+    merges = train_bpe(word_frequencies(text, split=sp_words), 4, end_of_word=None)
     assert merges == [("▁", "l"), ("▁l", "o"), ("▁lo", "w"), ("e", "s")]
     assert sp_encode("lowest  low", merges) == ["▁low", "es", "t", "▁", "▁low"]
 

@@ -781,7 +781,7 @@ def _unigram_cases(rng: random.Random) -> list[tuple[str, dict[str, float]]]:
 def check_viterbi(fn: Callable[[str, dict[str, float]], list[str]]) -> None:
     """``fn(word, logprobs) -> pieces``: the most probable segmentation of
     ``word + '</w>'`` under a unigram model, as ``bpe_lab.variants.subword.viterbi``."""
-    from bpe_lab.variants.subword import viterbi
+    from bpe_lab.variants.unigram import viterbi
 
     cases = _unigram_cases(_rng())
     for word, logprobs in cases:
@@ -801,9 +801,10 @@ def check_viterbi(fn: Callable[[str, dict[str, float]], list[str]]) -> None:
 def check_sp_decode(fn: Callable[[list[str]], str]) -> None:
     """``fn(symbols) -> text``: SentencePiece-style decoding, exact for any
     spacing, as ``bpe_lab.variants.subword.sp_decode``."""
-    from bpe_lab.variants.subword import sp_decode, sp_encode, sp_word_freq
+    from bpe_lab.core.pretokenize import word_frequencies
+    from bpe_lab.variants.sentencepiece import sp_decode, sp_encode, sp_words
 
     texts = ["Hello world", "Hello  world", " leading space", "two\nlines\tand a tab", "trailing  ", "a"]
-    merges = train_bpe(sp_word_freq(" ".join(texts)), 10, end_of_word=None)
+    merges = train_bpe(word_frequencies(" ".join(texts), split=sp_words), 10, end_of_word=None)
     hint = ": every '▁' is a space; drop only the one space put in front of the text"
     _check_decoder(fn, "sp_decode", [sp_encode(text, merges) for text in texts], sp_decode, hint)

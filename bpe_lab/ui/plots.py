@@ -6,7 +6,7 @@ chart and returns its ``Figure``. It never calls ``plt.show()``: a notebook
 cell that ends with the call shows the figure once, a test reads the bars and
 lines back, and ``ax=`` draws into a figure of your own (for side-by-side
 panels). The numbers behind each plot come from a small function of their own
-(``vocab_curve``, ``compression_ratios``, ``fit_slope``,
+(``vocab_vs_tokens_points``, ``compression_ratios``, ``fit_slope``,
 ``tokens_per_char_ratios``) so they can be printed or checked without a
 picture. Nothing random and no timestamps: the same input draws the same
 figure.
@@ -27,7 +27,7 @@ from bpe_lab.variants.compression import Compressed
 
 __all__ = [
     "pair_counts",
-    "vocab_curve",
+    "vocab_vs_tokens_points",
     "vocab_vs_tokens",
     "compression_ratios",
     "compression_ratio",
@@ -90,14 +90,14 @@ def _corpora(source: Trace | Mapping[str, int], merges: Sequence[Pair] | None, e
     return corpora, base
 
 
-def vocab_curve(
+def vocab_vs_tokens_points(
     source: Trace | Mapping[str, int], merges: Sequence[Pair] | None = None, *, end_of_word: str | None = END_OF_WORD
 ) -> list[tuple[int, float]]:
     """(vocabulary size, average tokens per word) before any merge and after
     each one. The average is weighted by word frequency, so it is the
     corpus's token count over its word count.
 
-    >>> vocab_curve({"low": 5, "lower": 2, "newest": 6, "widest": 3}, [("e", "s")])
+    >>> vocab_vs_tokens_points({"low": 5, "lower": 2, "newest": 6, "widest": 3}, [("e", "s")])
     [(11, 5.9375), (12, 5.375)]
     """
     corpora, base = _corpora(source, merges, end_of_word)
@@ -115,7 +115,7 @@ def vocab_vs_tokens(
     """The trade-off BPE tunes: each merge adds one vocabulary entry and
     shortens the encoded corpus. Give a ``Trace``, or a word -> frequency
     dict and its merges."""
-    points = vocab_curve(source, merges, end_of_word=end_of_word)
+    points = vocab_vs_tokens_points(source, merges, end_of_word=end_of_word)
     ax = _axes(ax)
     ax.plot([v for v, _ in points], [t for _, t in points], marker="o", color="#0ea5e9")
     ax.set_xlabel("vocabulary size")

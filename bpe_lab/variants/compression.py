@@ -11,7 +11,7 @@ original, so notebook 01 can show both sides of that step.
 
 >>> packed = compress(b"abababcab")
 >>> packed.rounds[0]
-Round(pair=(97, 98), byte=0, count=4, length=5)
+Replacement(pair=(97, 98), byte=0, count=4, length=5)
 >>> decompress(packed) == b"abababcab"
 True
 """
@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-__all__ = ["Round", "Compressed", "compress", "decompress"]
+__all__ = ["Replacement", "Compressed", "compress", "decompress"]
 
 
 @dataclass(frozen=True)
-class Round:
+class Replacement:
     """One replacement: ``pair`` became ``byte``; ``count`` occurrences were
     replaced and the data was ``length`` bytes long afterwards."""
 
@@ -41,7 +41,7 @@ class Compressed:
 
     data: bytes
     table: dict[int, tuple[int, int]]
-    rounds: tuple[Round, ...]
+    rounds: tuple[Replacement, ...]
     original_length: int
 
     def ratio(self) -> float:
@@ -90,7 +90,7 @@ def compress(data: bytes, *, max_rounds: int | None = None) -> Compressed:
     original_length = len(data)
     free = [b for b in range(256) if b not in set(data)]
     table: dict[int, tuple[int, int]] = {}
-    rounds: list[Round] = []
+    rounds: list[Replacement] = []
     while free and (max_rounds is None or len(rounds) < max_rounds):
         counts = _pair_counts(data)
         if not counts:
@@ -101,7 +101,7 @@ def compress(data: bytes, *, max_rounds: int | None = None) -> Compressed:
         code = free.pop(0)
         data = data.replace(bytes(pair), bytes((code,)))
         table[code] = pair
-        rounds.append(Round(pair, code, count, len(data)))
+        rounds.append(Replacement(pair, code, count, len(data)))
     return Compressed(data, table, tuple(rounds), original_length)
 
 

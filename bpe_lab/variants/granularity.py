@@ -14,8 +14,9 @@ between, and its number of merges slides it from one end to the other. All
 three are measured on word -> frequency tables, so a word that occurs 100
 times counts 100 times.
 
->>> train = word_freq("low lower newest widest newest")
->>> test = word_freq("lowest newer")
+>>> from bpe_lab.core.pretokenize import word_frequencies
+>>> train = word_frequencies("low lower newest widest newest", split=words)
+>>> test = word_frequencies("lowest newer", split=words)
 >>> merges = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 >>> segment_words(test, merges)
 {'lowest': ['low', 'est</w>'], 'newer': ['n', 'e', 'w', 'e', 'r', '</w>']}
@@ -38,7 +39,6 @@ from bpe_lab.core.train import corpus_from_word_freq
 
 __all__ = [
     "words",
-    "word_freq",
     "segment_words",
     "tokens_per_word",
     "word_vocabulary",
@@ -53,22 +53,12 @@ def words(text: str) -> list[str]:
     """Cut text into words the way GPT-2's pattern does, without the spaces:
     runs of letters, runs of digits and runs of other symbols are separate
     words, so ``"list."`` is ``list`` and ``.``, not a word of its own.
+    Count them with ``word_frequencies(text, split=words)``.
 
     >>> words("Hello, world! It's 2024.")
     ['Hello', ',', 'world', '!', 'It', "'s", '2024', '.']
     """
     return [piece.strip() for piece in gpt2_pretokenize(text) if piece.strip()]
-
-
-def word_freq(text: str | Iterable[str]) -> dict[str, int]:
-    """``{word: count}`` over ``words(text)``, words in order of first
-    appearance (text may also be an iterable of lines or sentences)."""
-    lines = [text] if isinstance(text, str) else text
-    counts: dict[str, int] = {}
-    for line in lines:
-        for word in words(line):
-            counts[word] = counts.get(word, 0) + 1
-    return counts
 
 
 def segment_words(
