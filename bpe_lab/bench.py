@@ -30,12 +30,18 @@ import sys
 import sysconfig
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from bpe_lab.variants.scaling import best_time
+
+if TYPE_CHECKING:
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
+
+#: What a benchmark child process reports: seconds, megabytes, or an error.
+Result = dict[str, Any]
 
 __all__ = ["Row", "Sizes", "stdlib_corpus", "english_sample", "run_benchmarks", "format_table", "add_bench_command"]
 
@@ -98,7 +104,7 @@ def _stdlib_files() -> Iterator[Path]:
             yield path
 
 
-def stdlib_corpus(cache_dir: str | os.PathLike | None = None, max_bytes: int | None = None) -> Path:
+def stdlib_corpus(cache_dir: str | os.PathLike[str] | None = None, max_bytes: int | None = None) -> Path:
     """The standard-library corpus as a UTF-8 file (built once, then cached).
 
     Files that are not valid UTF-8 (a few test fixtures) are skipped. With
@@ -120,7 +126,7 @@ def stdlib_corpus(cache_dir: str | os.PathLike | None = None, max_bytes: int | N
     return path
 
 
-def _write_corpus(out, max_bytes: int | None) -> None:
+def _write_corpus(out: BinaryIO, max_bytes: int | None) -> None:
     separator, size = ENDOFTEXT.encode(), 0
     for source in _stdlib_files():  # one file in memory at a time
         try:
@@ -151,7 +157,7 @@ def english_sample(num_bytes: int = 130_000) -> str:
 # -- timing ----------------------------------------------------------------
 
 
-def _in_fresh_process(function: str, *args: object, env: dict[str, str] | None = None) -> dict:
+def _in_fresh_process(function: str, *args: object, env: dict[str, str] | None = None) -> Result:
     """Run ``bpe_lab.bench.<function>(*args)`` in a new interpreter and return
     the JSON it prints: a fresh process has its own peak memory."""
     package_root = str(Path(__file__).resolve().parent.parent)
@@ -161,7 +167,8 @@ def _in_fresh_process(function: str, *args: object, env: dict[str, str] | None =
     result = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"benchmark {function} failed:\n{result.stderr[-2000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    measured: Result = json.loads(result.stdout.strip().splitlines()[-1])
+    return measured
 
 
 def _peak_mb(who: int) -> float:
@@ -181,7 +188,7 @@ def _peak_mb(who: int) -> float:
     return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
 
 
-def _child_bytelevel(path: str, vocab_size: int, workers: int | None) -> dict:
+def _child_bytelevel(path: str, vocab_size: int, workers: int | None) -> Result:
     """(In a fresh process.) Time train_bytelevel; peak RSS of this process
     and of the largest counting worker."""
     import resource
@@ -199,7 +206,7 @@ def _child_bytelevel(path: str, vocab_size: int, workers: int | None) -> dict:
     }
 
 
-def _child_hf(path: str, vocab_size: int) -> dict:
+def _child_hf(path: str, vocab_size: int) -> Result:
     """(In a fresh process, RAYON_NUM_THREADS=1.) Time HF tokenizers' BPE
     trainer with GPT-2's byte-level pre-tokenizer and the 256 bytes."""
     import resource
@@ -235,11 +242,9 @@ def bench_textbook_vs_fast(text: str, sizes: Sizes) -> Row:
 
     word_freq = word_frequencies(text)
     n, k = sizes.fast_merges, min(sizes.textbook_merges, sizes.fast_merges)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        fast = best_time(lambda: train_fast(word_freq, n), repeat=3)
-        textbook = best_time(lambda: train_bpe(word_freq, k), repeat=1)
-        fast_k = best_time(lambda: train_fast(word_freq, k), repeat=3) if k < n else fast
+    fast = best_time(lambda: train_fast(word_freq, n, on_short="ignore"), repeat=3)
+    textbook = best_time(lambda: train_bpe(word_freq, k, on_short="ignore"), repeat=1)
+    fast_k = best_time(lambda: train_fast(word_freq, k, on_short="ignore"), repeat=3) if k < n else fast
     case = f"textbook trainer, {n:,} merges, {len(text.encode()) / 1e6:.2f} MB, {len(word_freq):,} distinct words"
     row = Row(case, f"train_fast {fast:.2f} s")
     if k == n:
@@ -255,11 +260,11 @@ def bench_textbook_vs_fast(text: str, sizes: Sizes) -> Row:
     return row
 
 
-def _alternate_runs(path: Path, sizes: Sizes) -> dict[str, dict]:
+def _alternate_runs(path: Path, sizes: Sizes) -> dict[str, Result]:
     """The best run of each contender: ours with the default workers, ours
     in one process, and HF (or ``{"error": ...}``). They take turns, so that
     a burst of load from other processes hits all of them alike."""
-    runs: dict[str, list[dict]] = {"workers": [], "one process": [], "hf": []}
+    runs: dict[str, list[Result]] = {"workers": [], "one process": [], "hf": []}
     for _ in range(sizes.repeat):
         runs["workers"].append(_in_fresh_process("_child_bytelevel", str(path), sizes.vocab_size, None))
         runs["one process"].append(_in_fresh_process("_child_bytelevel", str(path), sizes.vocab_size, 1))
@@ -295,7 +300,7 @@ def bench_bytelevel_vs_hf(path: Path, sizes: Sizes) -> list[Row]:
     return rows
 
 
-def _versus_hf(row: Row, ours: dict, hf: dict) -> Row:
+def _versus_hf(row: Row, ours: Result, hf: Result) -> Row:
     if "error" in hf:
         row.notes.append(f"HF tokenizers skipped: {hf['error']}")
         return row
@@ -352,7 +357,7 @@ def bench_encoding(path: Path, sizes: Sizes) -> list[Row]:
     return [row] + _bench_hf_encoding(ours, text, ours_s)
 
 
-def _bench_hf_encoding(ours, text: str, ours_s: float) -> list[Row]:
+def _bench_hf_encoding(ours: Tokenizer, text: str, ours_s: float) -> list[Row]:
     """HF tokenizers on the same text with the same GPT-2 files, one document
     at a time (``encode`` of one sequence runs on one thread)."""
     try:
@@ -428,7 +433,7 @@ def _run(args: argparse.Namespace) -> None:
     print(format_table(run_benchmarks(sizes, cache_dir=args.cache_dir, say=say)))
 
 
-def add_bench_command(subparsers) -> None:
+def add_bench_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``bpe-lab bench`` (kept here so cli.py only wires it in)."""
     parser = subparsers.add_parser(
         "bench", help="time the trainers and encoders against the textbook code, HF tokenizers and tiktoken"

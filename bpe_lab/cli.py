@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 
 from bpe_lab.bench import add_bench_command
 from bpe_lab.core.encode import encode_text
@@ -25,7 +24,13 @@ def _train(args: argparse.Namespace) -> None:
     word_freq = word_frequencies(read_text(args.corpus))
     if not word_freq:
         raise ValueError(f"{args.corpus} contains no words")
-    merges = train_bpe(word_freq, args.merges, tie_break=args.tie_break)
+    merges = train_bpe(word_freq, args.merges, tie_break=args.tie_break, on_short="ignore")
+    if len(merges) < args.merges:
+        print(
+            f"bpe-lab: note: asked for {args.merges} merges but only {len(merges)} were possible: "
+            "every word is now a single symbol",
+            file=sys.stderr,
+        )
     if args.out:
         save_merges(merges, args.out)
         print(f"learned {len(merges)} merges from {len(word_freq)} distinct words; wrote {args.out}")
@@ -65,9 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore" if getattr(args, "quiet", False) else "default")
-            args.run(args)
+        args.run(args)
     except (ValueError, TypeError, OSError) as err:
         print(f"bpe-lab: error: {err}", file=sys.stderr)
         return 2

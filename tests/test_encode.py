@@ -1,7 +1,5 @@
 """Rank-replay encoding, decoding, and longest match for contrast."""
 
-import warnings
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,6 +12,7 @@ from bpe_lab import (
     longest_match,
     merge_ranks,
     train_bpe,
+    train_trace,
     vocabulary,
 )
 
@@ -79,9 +78,7 @@ any_word = st.text(st.characters(blacklist_categories=("Zs", "Zl", "Zp", "Cc", "
 
 
 def _train(word_freq, num_merges, tie_break="first"):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return train_bpe(word_freq, num_merges, tie_break=tie_break)
+    return train_bpe(word_freq, num_merges, tie_break=tie_break, on_short="ignore")
 
 
 @given(corpora, st.integers(0, 25), any_word)
@@ -98,10 +95,6 @@ def test_applying_merges_in_order_equals_rank_replay(word_freq, num_merges, word
 
 @given(corpora, st.integers(0, 25))
 def test_encoding_a_training_word_reproduces_training(word_freq, num_merges):
-    from bpe_lab import train_trace
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        trace = train_trace(word_freq, num_merges)
+    trace = train_trace(word_freq, num_merges, on_short="ignore")
     for word, symbols in zip(word_freq, trace.final):
         assert encode_word(word, trace.merges) == list(symbols)

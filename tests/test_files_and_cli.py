@@ -76,3 +76,14 @@ def test_console_script_is_installed():
     assert script.exists(), "pip install -e . should have installed the bpe-lab command"
     result = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=True)
     assert "train" in result.stdout and "encode" in result.stdout
+
+
+def test_cli_train_says_when_fewer_merges_were_possible(tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("ab ab", encoding="utf-8")
+    out = tmp_path / "merges.txt"
+    assert main(["train", str(corpus), "--merges", "10", "--out", str(out)]) == 0
+    assert load_merges(out) == [("a", "b"), ("ab", "</w>")]
+    captured = capsys.readouterr()
+    assert "learned 2 merges from 1 distinct words" in captured.out
+    assert "asked for 10 merges but only 2 were possible" in captured.err

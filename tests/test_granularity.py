@@ -3,6 +3,7 @@
 import pytest
 
 from bpe_lab import encode_word, train_bpe, word_frequencies
+from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 from bpe_lab.variants.granularity import (
     bpe_vocabulary,
     granularity_table,
@@ -14,7 +15,7 @@ from bpe_lab.variants.granularity import (
     words,
 )
 
-TRAIN = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+TRAIN = TEXTBOOK_CORPUS
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 
 

@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_lab import count_pairs, merge_symbols, pick_pair, train_bpe, train_trace, word_to_symbols
+from bpe_lab.core.corpora import TEXTBOOK_CORPUS as CORPUS
+from bpe_lab.core.train_fast import train_fast
 
-CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 EXPECTED = [(("e", "s"), 9), (("es", "t"), 9), (("est", "</w>"), 9), (("l", "o"), 7), (("lo", "w"), 7)]
 
 
@@ -94,6 +95,29 @@ def test_more_merges_than_possible_stops_early_and_says_how_many():
     assert merges == [("a", "b"), ("ab", "c"), ("abc", "</w>"), ("ab", "</w>")]
 
 
+SHORT = {"abc": 2, "ab": 1}  # four merges are possible, then every word is one symbol
+SHORT_MERGES = [("a", "b"), ("ab", "c"), ("abc", "</w>"), ("ab", "</w>")]
+TRAINERS = [train_bpe, train_fast, lambda *a, **k: train_trace(*a, **k).merges]
+
+
+@pytest.mark.parametrize("trainer", TRAINERS, ids=["train_bpe", "train_fast", "train_trace"])
+def test_on_short_chooses_warn_raise_or_silence(trainer):
+    with pytest.raises(ValueError, match=r"asked for 10 merges but only 4 were possible"):
+        trainer(SHORT, 10, on_short="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "ignore" must not warn, and "raise" must not fire when nothing is short
+        assert trainer(SHORT, 10, on_short="ignore") == SHORT_MERGES
+        assert trainer(SHORT, 4, on_short="raise") == SHORT_MERGES
+    with pytest.raises(ValueError, match=r"unknown on_short 'quiet'; choose one of \('warn', 'raise', 'ignore'\)"):
+        trainer(SHORT, 10, on_short="quiet")
+
+
+def test_trace_says_whether_it_stopped_early():
+    assert train_trace(SHORT, 10, on_short="ignore").stopped_early
+    assert not train_trace(SHORT, 4).stopped_early
+    assert not train_trace(CORPUS, 0).stopped_early
+
+
 def test_zero_merges_learns_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -146,18 +170,14 @@ corpora = st.dictionaries(words, st.integers(min_value=1, max_value=20), min_siz
 
 @given(corpora, st.integers(min_value=0, max_value=30), st.sampled_from(["first", "lexicographic"]))
 def test_never_more_merges_than_asked_and_all_distinct(word_freq, num_merges, tie_break):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        merges = train_bpe(word_freq, num_merges, tie_break=tie_break)
+    merges = train_bpe(word_freq, num_merges, tie_break=tie_break, on_short="ignore")
     assert len(merges) <= num_merges
     assert len(set(merges)) == len(merges)
 
 
 @given(corpora, st.integers(min_value=1, max_value=20))
 def test_winner_has_the_maximum_weighted_count(word_freq, num_merges):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        trace = train_trace(word_freq, num_merges)
+    trace = train_trace(word_freq, num_merges, on_short="ignore")
     for r in trace.rounds:
         assert r.count == max(r.pair_counts.values()) == r.pair_counts[r.pair]
         # the word total of symbols shrinks by exactly the number of joins

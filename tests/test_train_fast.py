@@ -8,19 +8,18 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair, train_bpe
 from bpe_lab.core.train_fast import learn_merges, train_fast
 
 # the module itself, by its import path
 train_fast_module = importlib.import_module("bpe_lab.core.train_fast")
 
-CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+CORPUS = TEXTBOOK_CORPUS
 
 
 def quietly(trainer, *args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return trainer(*args, **kwargs)
+    return trainer(*args, **kwargs, on_short="ignore")
 
 
 def test_low_lower_newest_widest():

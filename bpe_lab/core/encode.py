@@ -122,7 +122,7 @@ def apply_merges(
     merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
     symbols = word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word)
     for pair in merges:
-        symbols = merge_symbols(symbols, tuple(pair))
+        symbols = merge_symbols(symbols, (pair[0], pair[1]))
     return list(symbols)
 
 

@@ -22,7 +22,7 @@ HEADER = "#version: 0.2"
 
 def save_merges(
     merges: Sequence[tuple[str, str]],
-    path: str | os.PathLike,
+    path: str | os.PathLike[str],
     *,
     end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
@@ -37,7 +37,7 @@ def save_merges(
 
 
 def load_merges(
-    path: str | os.PathLike, *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+    path: str | os.PathLike[str], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
 ) -> list[tuple[str, str]]:
     """Read a merges file; a malformed line raises ValueError with its number."""
     merges: list[tuple[str, str]] = []

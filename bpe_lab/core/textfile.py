@@ -24,7 +24,7 @@ def decode_utf8(data: bytes, source: str = "data", offset: int = 0) -> str:
         ) from None
 
 
-def check_file(path: str | os.PathLike) -> Path:
+def check_file(path: str | os.PathLike[str]) -> Path:
     """``path`` as a Path, or FileNotFoundError / IsADirectoryError naming it."""
     path = Path(path)
     if not path.exists():
@@ -34,7 +34,7 @@ def check_file(path: str | os.PathLike) -> Path:
     return path
 
 
-def read_text(path: str | os.PathLike) -> str:
+def read_text(path: str | os.PathLike[str]) -> str:
     """The whole file as text; FileNotFoundError and ValueError name the file."""
     path = check_file(path)
     return decode_utf8(path.read_bytes(), str(path))

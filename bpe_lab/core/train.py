@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bpe_lab.core.symbols import (
     END_OF_WORD,
@@ -39,6 +40,9 @@ from bpe_lab.core.symbols import (
     check_markers,
     report_short,
 )
+
+if TYPE_CHECKING:  # pandas is imported only when a table is asked for
+    import pandas as pd
 
 __all__ = [
     "Round",
@@ -215,7 +219,7 @@ class Trace:
     def final(self) -> Corpus:
         return self.rounds[-1].corpus_after if self.rounds else self.initial
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per round: the pair, its count, the new symbol, the pairs
         tied with it, and the vocabulary size after the round."""
         import pandas as pd

@@ -175,7 +175,8 @@ class _Trainer(Generic[S]):
         wins, as the scan meets it first. Next round (p, q), (q, x) and (x, y)
         all come up with bound 1, and (p, q), at position 0, wins.
         """
-        heap, (neg, bound, pair) = self.heap, top
+        low, heap, (neg, bound, pair) = self.low, self.heap, top
+        assert low is not None and isinstance(bound, int)  # only the "first" rule keys by word
         tied = {pair}
         while heap and heap[0][0] == neg and heap[0][1] == bound:  # T tied pairs, O(T log H)
             entry = heapq.heappop(heap)
@@ -185,7 +186,7 @@ class _Trainer(Generic[S]):
         for pair in tied:
             word, position = self._first_seen(pair)
             if word > bound:  # the bound was loose: make it exact, queue again
-                self.low[pair] = word  # type: ignore[index]
+                low[pair] = word
                 heapq.heappush(heap, (neg, word, pair))
             else:
                 in_first_word.append((position, pair))

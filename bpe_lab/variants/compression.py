@@ -52,7 +52,7 @@ class Compressed:
         return (len(self.data) + 3 * len(self.table)) / self.original_length
 
 
-def _pair_counts(data: bytes) -> Counter:
+def _pair_counts(data: bytes) -> Counter[tuple[int, int]]:
     """Count every adjacent pair, as the number of *non-overlapping*
     left-to-right occurrences: that is how many bytes a replacement saves.
 

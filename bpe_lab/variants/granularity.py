@@ -31,11 +31,15 @@ times counts 100 times.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from bpe_lab.core.encode import merge_ranks, replay_symbols, vocabulary
 from bpe_lab.core.pretokenize import gpt2_pretokenize
 from bpe_lab.core.symbols import END_OF_WORD, Pair
 from bpe_lab.core.train import corpus_from_word_freq
+
+if TYPE_CHECKING:  # pandas is imported only when a table is asked for
+    import pandas as pd
 
 __all__ = [
     "words",
@@ -125,7 +129,7 @@ def unknown_rate(
 
 def granularity_table(
     train: Mapping[str, int], test: Mapping[str, int], merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD
-):
+) -> pd.DataFrame:
     """A pandas DataFrame comparing character, BPE and word level: the
     vocabulary learned from ``train``, and tokens per word and unknown words
     measured on ``test`` (held-out text)."""
@@ -161,7 +165,7 @@ def vocab_curve(
     steps: Iterable[int],
     *,
     end_of_word: str | None = END_OF_WORD,
-):
+) -> pd.DataFrame:
     """Tokens per word on ``train`` and ``test`` after the first ``k`` merges,
     for each ``k`` in ``steps``: a pandas DataFrame with columns "merges",
     "vocabulary size", "train tokens per word", "test tokens per word".

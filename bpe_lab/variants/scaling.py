@@ -20,6 +20,7 @@ distinct pre-tokens, which is why encoders cache per pre-token.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable
 
@@ -47,7 +48,7 @@ def time_curve(
     ``plots.timing_curves`` takes for one series. Prepare inputs outside
     ``func`` (for example in a dict keyed by size) so only the work is timed."""
     sizes = list(sizes)
-    return sizes, [best_time(lambda size=size: func(size), repeat=repeat) for size in sizes]
+    return sizes, [best_time(functools.partial(func, size), repeat=repeat) for size in sizes]
 
 
 def pretoken_counts(text: str) -> tuple[int, int]:

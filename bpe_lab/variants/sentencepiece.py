@@ -48,7 +48,8 @@ def sp_pieces(text: str) -> list[str]:
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     if SPACE in text:
         raise ValueError(f"text contains {SPACE!r} itself, so its spaces could not be told apart from it")
-    return _PIECE.findall(SPACE + text.replace(" ", SPACE))
+    pieces: list[str] = _PIECE.findall(SPACE + text.replace(" ", SPACE))
+    return pieces
 
 
 def sp_words(text: str) -> list[str]:

@@ -96,7 +96,7 @@ def segmentations(
     def cuts(start: int) -> list[list[str]]:
         if start == len(symbols):
             return [[]]
-        out = []
+        out: list[list[str]] = []
         for end in range(start + 1, len(symbols) + 1):
             piece = "".join(symbols[start:end])
             if piece in vocab:

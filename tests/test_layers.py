@@ -1,0 +1,174 @@
+"""The package's shape, read from its source with ``ast``: layers that import
+only downward, no import cycle, no reaching into another module's private
+names, short modules that each say what they are for (CONTRIBUTING.md)."""
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "bpe_lab"
+
+#: Lowest first; a module may import its own layer and the ones before it.
+LAYERS = ["core", "bytelevel", "variants", "ui", "grading", "top"]
+MAX_LINES = 400
+#: What core may import at module level besides the standard library.
+CORE_THIRD_PARTY = {"regex"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in LAYERS) else "top"
+
+
+def _imports(path: Path) -> Iterator[tuple[int, str, list[str], bool]]:
+    """(line, imported module, names taken from it, at module level?) for
+    every import in the file, those inside functions and TYPE_CHECKING too."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top_level = {id(node) for node in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, [], id(node) in top_level
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against this module's package
+                base = _module_name(path).split(".")
+                if path.name != "__init__.py":
+                    base = base[:-1]
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield node.lineno, target, [a.name for a in node.names], id(node) in top_level
+
+
+def _internal(target: str, names: list[str]) -> list[str]:
+    """The bpe_lab modules an import statement loads."""
+    if target != "bpe_lab" and not target.startswith("bpe_lab."):
+        return []
+    found = [f"{target}.{n}" for n in names if f"{target}.{n}" in MODULES]
+    return found or ([target] if target in MODULES else [])
+
+
+GRAPH = {
+    module: {dep for _, target, names, _ in _imports(path) for dep in _internal(target, names) if dep != module}
+    for module, path in MODULES.items()
+}
+
+
+def test_every_module_is_in_a_layer():
+    for module in MODULES:
+        assert layer(module) in LAYERS, module
+    assert {layer(m) for m in MODULES} == set(LAYERS)
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{module} imports {dep} ({layer(dep)}, above {layer(module)})"
+        for module, deps in sorted(graph.items())
+        for dep in sorted(deps)
+        if LAYERS.index(layer(dep)) > LAYERS.index(layer(module))
+    ]
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a list of modules (first == last), or None."""
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> list[str] | None:
+        if module in path:
+            return path[path.index(module) :] + [module]
+        if module in done:
+            return None
+        for dep in sorted(graph.get(module, ())):
+            cycle = visit(dep, path + [module])
+            if cycle:
+                return cycle
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        cycle = visit(module, [])
+        if cycle:
+            return cycle
+    return None
+
+
+def test_imports_point_down():
+    assert upward_imports(GRAPH) == []
+
+
+def test_no_import_cycle():
+    cycle = find_cycle(GRAPH)
+    assert cycle is None, " -> ".join(cycle)
+
+
+def _private_imports(paths: list[Path]) -> list[str]:
+    found = []
+    for path in paths:
+        for line, target, names, _ in _imports(path):
+            if not target.startswith("bpe_lab"):
+                continue
+            here = _module_name(path) if path.is_relative_to(PACKAGE) else None
+            shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+            for name in names:
+                if name.startswith("_") and target != here:
+                    found.append(f"{shown}:{line}: from {target} import {name}")
+            if any(part.startswith("_") and part != "__init__" for part in target.split(".")):
+                found.append(f"{shown}:{line}: imports the private module {target}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    assert _private_imports(list(MODULES.values())) == []
+
+
+def test_no_test_imports_a_private_name_of_the_package():
+    assert _private_imports(sorted((ROOT / "tests").glob("*.py"))) == []
+
+
+def test_core_needs_only_regex():
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    extra = sorted(
+        f"{MODULES[m].relative_to(ROOT)}:{line}: {target}"
+        for m in MODULES
+        if layer(m) == "core"
+        for line, target, _, module_level in _imports(MODULES[m])
+        if module_level and target.split(".")[0] not in stdlib | CORE_THIRD_PARTY | {"bpe_lab"}
+    )
+    assert extra == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_module_is_short_and_says_what_it_is_for(module):
+    path = MODULES[module]
+    source = path.read_text(encoding="utf-8")
+    lines = source.count("\n")
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by idea (CONTRIBUTING.md)"
+    docstring = ast.get_docstring(ast.parse(source))
+    assert docstring and len(docstring.split()) >= 8, f"{path.relative_to(ROOT)} needs a docstring saying what it adds"
+
+
+def test_the_checks_can_fail(tmp_path):
+    """Each rule finds a violation planted on purpose."""
+    graph = {"bpe_lab.core.a": {"bpe_lab.ui.b"}, "bpe_lab.ui.b": {"bpe_lab.core.a"}, "bpe_lab.ui.c": {"bpe_lab.core.a"}}
+    assert upward_imports(graph) == ["bpe_lab.core.a imports bpe_lab.ui.b (ui, above core)"]
+    assert find_cycle(graph) == ["bpe_lab.core.a", "bpe_lab.ui.b", "bpe_lab.core.a"]
+    assert find_cycle({"bpe_lab.ui.c": {"bpe_lab.core.a"}, "bpe_lab.core.a": set()}) is None
+    bad = tmp_path / "bad.py"
+    bad.write_text('"""x"""\ndef f():\n    from bpe_lab.core.train import _check_word, train_bpe\n')
+    assert [(t, n, top) for _, t, n, top in _imports(bad)] == [
+        ("bpe_lab.core.train", ["_check_word", "train_bpe"], False)
+    ]
+    assert _private_imports([bad]) == ["bad.py:3: from bpe_lab.core.train import _check_word"]
