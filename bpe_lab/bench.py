@@ -4,17 +4,18 @@ One run prints one table of ratios, so every comparison is made on the same
 machine under the same load (absolute seconds mean little on a shared
 machine; ratios measured in the same run mean more):
 
-- the textbook trainer (``train.train_bpe``) against the incremental one
-  (``train_fast.train_fast``), on ~1 MB of text;
-- ``bytelevel_train.train_bytelevel`` against Hugging Face ``tokenizers``
+- the textbook trainer (``core.train.train_bpe``) against the incremental
+  one (``core.train_fast.train_fast``), on ~1 MB of text;
+- ``bytelevel.train.train_bytelevel`` against Hugging Face ``tokenizers``
   (Rust, one thread) at a 10,000-entry vocabulary on a ~30 MB corpus, each
   in a fresh process so that its peak memory is its own;
 - the small case: ~130 KB of English, vocabulary 500;
-- encoding throughput, if the encoder (``bpe_lab.bytelevel.tokenizer``) is there.
+- encoding throughput of ``bytelevel.tokenizer.Tokenizer`` with GPT-2's
+  ranks, against tiktoken and HF tokenizers.
 
-The corpus is real text that needs no download: every ``.py``, ``.txt`` and
-``.rst`` file of this Python's standard library joined with
-``<|endoftext|>``, built once into a cache file.
+The corpus is real text that needs no download (``core.corpus_files``):
+this Python's standard library joined with ``<|endoftext|>``, built once
+into a cache file.
 
     bpe-lab bench            # the full run: about 3 minutes, 2 of them the textbook trainer
     bpe-lab bench --quick    # small sizes: a few seconds (the test suite runs this)
@@ -27,14 +28,16 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
+from bpe_lab.core.corpora import python_docs
+from bpe_lab.core.corpus_files import stdlib_corpus
+from bpe_lab.core.symbols import ENDOFTEXT
 from bpe_lab.variants.scaling import best_time
 
 if TYPE_CHECKING:
@@ -43,11 +46,9 @@ if TYPE_CHECKING:
 #: What a benchmark child process reports: seconds, megabytes, or an error.
 Result = dict[str, Any]
 
-__all__ = ["Row", "Sizes", "stdlib_corpus", "english_sample", "run_benchmarks", "format_table", "add_bench_command"]
+__all__ = ["Row", "Sizes", "english_sample", "run_benchmarks", "format_table", "add_bench_command"]
 
-ENDOFTEXT = "<|endoftext|>"
 _ONE_THREAD = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-_SUFFIXES = (".py", ".txt", ".rst")
 
 
 @dataclass(frozen=True)
@@ -92,66 +93,10 @@ class Row:
 # -- corpora ---------------------------------------------------------------
 
 
-def _stdlib_files() -> Iterator[Path]:
-    root = Path(sysconfig.get_paths()["stdlib"])
-    for path in sorted(root.rglob("*")):  # sorted: the same corpus on every run
-        if (
-            path.suffix in _SUFFIXES
-            and "site-packages" not in path.parts
-            and "dist-packages" not in path.parts
-            and path.is_file()
-        ):
-            yield path
-
-
-def stdlib_corpus(cache_dir: str | os.PathLike[str] | None = None, max_bytes: int | None = None) -> Path:
-    """The standard-library corpus as a UTF-8 file (built once, then cached).
-
-    Files that are not valid UTF-8 (a few test fixtures) are skipped. With
-    ``max_bytes`` only the first files, up to about that size, are joined.
-    """
-    cache = Path(cache_dir or os.environ.get("BPE_LAB_CACHE") or Path.home() / ".cache" / "bpe_lab")
-    version = "{}.{}.{}".format(*sys.version_info[:3])
-    path = cache / f"stdlib-{version}-{max_bytes or 'all'}.txt"
-    if path.exists():
-        return path
-    cache.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("wb", dir=cache, delete=False) as out:
-        try:
-            _write_corpus(out, max_bytes)
-        except BaseException:
-            os.unlink(out.name)
-            raise
-    os.replace(out.name, path)  # atomic: a half-built corpus is never used
-    return path
-
-
-def _write_corpus(out: BinaryIO, max_bytes: int | None) -> None:
-    separator, size = ENDOFTEXT.encode(), 0
-    for source in _stdlib_files():  # one file in memory at a time
-        try:
-            data = source.read_bytes()
-            data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        out.write(separator + data if size else data)
-        size += len(data) + len(separator)
-        if max_bytes and size >= max_bytes:
-            break
-
-
 def english_sample(num_bytes: int = 130_000) -> str:
-    """About ``num_bytes`` of English prose: the course's Python documentation
-    corpus if present, else the same topics from the standard library."""
-    try:
-        from bpe_lab.core.corpora import python_docs
-
-        text = python_docs()
-    except ImportError:  # pragma: no cover - the corpora module ships with the course
-        from pydoc_data.topics import topics
-
-        text = "\n\n".join(topics[name] for name in sorted(topics))
-    return text.encode("utf-8")[:num_bytes].decode("utf-8", errors="ignore")
+    """About ``num_bytes`` of English prose: the start of the course's Python
+    documentation corpus, cut at a character boundary."""
+    return python_docs().encode("utf-8")[:num_bytes].decode("utf-8", errors="ignore")
 
 
 # -- timing ----------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The benchmark runs end to end in a tiny quick mode (no timing assertions:
 the numbers belong in the README, not in a test on a shared machine)."""
 
-from bpe_lab.bench import Row, Sizes, format_table, stdlib_corpus
+from bpe_lab.bench import Row, Sizes, format_table
+from bpe_lab.core.corpus_files import stdlib_corpus
 from bpe_lab.cli import main
 
 TINY = Sizes(

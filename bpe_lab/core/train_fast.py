@@ -15,10 +15,10 @@ and then only *corrects* the counts a merge changes:
   pair met first in the corpus), so a round where thousands of pairs tie, as
   happens late in training, does not scan them all.
 
-Both tie-break rules of ``train.TIE_BREAKS`` give exactly the merges of
+Both tie-break rules of ``symbols.TIE_BREAKS`` give exactly the merges of
 ``train_bpe`` (a property test checks this on random corpora). The core,
 ``learn_merges``, works on any symbols that compare and join with ``+``:
-``str`` for the textbook path, ``bytes`` for byte-level BPE (``bytelevel_train``).
+``str`` for the textbook path, ``bytes`` for byte-level BPE (``bytelevel.train``).
 
 >>> corpus = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 >>> train_fast(corpus, 5)
