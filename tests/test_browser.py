@@ -32,7 +32,6 @@ import pytest
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
-CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -53,8 +52,8 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python
 psutil = pytest.importorskip("psutil", reason="psutil is needed to stop the kernels this test starts")
 
 NOTEBOOK_CELLS = [
-    "from bpe_lab.ui.widgets import MergeStepper",
-    f"stepper = MergeStepper({CORPUS!r}, num_merges=5)\nstepper",
+    "from bpe_lab.core.corpora import TEXTBOOK_CORPUS\nfrom bpe_lab.ui.widgets import MergeStepper",
+    "stepper = MergeStepper(TEXTBOOK_CORPUS, num_merges=5)\nstepper",
 ]
 
 # The kernel is ready when the notebook's session has a kernel whose socket

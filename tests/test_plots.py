@@ -1,5 +1,6 @@
-"""The course's plots: what they draw (bar heights, points, slopes), not
-merely that a figure exists. Rendered with the Agg backend, no screen."""
+"""The course's plots: what they draw (bar heights, colours, points,
+slopes), worked by hand on the textbook corpus, not merely that a figure
+exists. Rendered with the Agg backend, no screen."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from bpe_lab.core.train import train_trace  # noqa: E402
 from bpe_lab.ui import plots  # noqa: E402
 from bpe_lab.variants.compression import compress  # noqa: E402
 
-CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 
 
@@ -31,13 +31,15 @@ def ticks(fig: Figure) -> list[str]:
     return [t.get_text() for t in fig.axes[0].get_xticklabels()]
 
 
-def test_pair_counts_of_a_round_marks_winner_and_ties():
-    fig = plots.pair_counts(train_trace(CORPUS, 5).rounds[0], top=5)
+def test_pair_counts_of_a_round_marks_winner_and_ties(textbook_corpus):
+    fig = plots.pair_counts(train_trace(textbook_corpus, 5).rounds[0], top=5)
     assert isinstance(fig, Figure)
+    # e s, s t, t </w>: newest 6 + widest 3; w e: lower 2 + newest 6; l o: low 5 + lower 2
     assert heights(fig) == [9, 9, 9, 8, 7]
     assert ticks(fig) == ["e s", "s t", "t </w>", "w e", "l o"]
     colours = [to_hex(bar.get_facecolor()) for bar in fig.axes[0].patches]
-    assert colours == [plots.WINNER, plots.TIED, plots.TIED, plots.OTHER, plots.OTHER]
+    amber, pale_amber, grey = "#f59e0b", "#fcd34d", "#94a3b8"  # the widgets' winner and tied rows
+    assert colours == [amber, pale_amber, pale_amber, grey, grey]
     assert fig.axes[0].get_title() == "Round 1: pair counts"
     assert [t.get_text() for t in fig.axes[0].texts] == ["9", "9", "9", "8", "7"]
 
@@ -51,14 +53,25 @@ def test_pair_counts_of_a_dict_and_into_given_axes():
         plt.close(fig)
 
 
-def test_vocab_vs_tokens_points():
+def test_axes_in_a_subfigure_return_the_whole_figure():
+    fig = plt.figure()
+    try:
+        left, _ = fig.subfigures(1, 2)
+        assert plots.pair_counts({("a", "b"): 2}, ax=left.subplots()) is fig
+    finally:
+        plt.close(fig)
+
+
+def test_vocab_vs_tokens_points(textbook_corpus):
+    # 16 words, 95 symbols with </w>; e s and es t each save 9 (newest 6 +
+    # widest 3), est </w> 9, l o and lo w 7 each (low 5 + lower 2).
     expected = [(11, 95 / 16), (12, 86 / 16), (13, 77 / 16), (14, 68 / 16), (15, 61 / 16), (16, 54 / 16)]
-    assert plots.vocab_vs_tokens_points(train_trace(CORPUS, 5)) == expected
-    assert plots.vocab_vs_tokens_points(CORPUS, MERGES) == expected
-    line = plots.vocab_vs_tokens(CORPUS, MERGES).axes[0].lines[0]
+    assert plots.vocab_vs_tokens_points(train_trace(textbook_corpus, 5)) == expected
+    assert plots.vocab_vs_tokens_points(textbook_corpus, MERGES) == expected
+    line = plots.vocab_vs_tokens(textbook_corpus, MERGES).axes[0].lines[0]
     assert [tuple(p) for p in line.get_xydata()] == expected
     with pytest.raises(TypeError, match="merges"):
-        plots.vocab_vs_tokens_points(CORPUS)
+        plots.vocab_vs_tokens_points(textbook_corpus)
 
 
 def test_compression_ratio_per_round():
@@ -107,10 +120,13 @@ def _png(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def test_plots_are_deterministic_and_leave_no_pyplot_figures():
+def test_plots_are_deterministic_and_leave_no_pyplot_figures(textbook_corpus):
+    """The one test that compares a plot with itself: "the same input draws
+    the same figure" (no randomness, no timestamps) is a claim about two
+    runs, so two runs are its check."""
     before = plt.get_fignums()
     packed = compress(b"the cat sat on the mat")
     assert _png(plots.compression_ratio(packed)) == _png(plots.compression_ratio(packed))
-    first_round = train_trace(CORPUS, 1).rounds[0]
+    first_round = train_trace(textbook_corpus, 1).rounds[0]
     assert _png(plots.pair_counts(first_round)) == _png(plots.pair_counts(first_round))
     assert plt.get_fignums() == before

@@ -2,7 +2,9 @@
 
 Each test checks both the state (``.round``, ``.merges``,
 ``.highlighted_pair``) and what the rendered HTML shows, read through its
-``data-*`` attributes, on the low/lower/newest/widest example of notebook 02.
+``data-*`` attributes, on the low/lower/newest/widest example of notebook 02
+(the ``textbook_corpus`` fixture). Every expected value is worked by hand in
+the comment beside it.
 """
 
 from __future__ import annotations
@@ -16,20 +18,23 @@ import pytest
 
 from bpe_lab.core.encode import encode_word, longest_match
 from bpe_lab.core.train import train_trace
+from bpe_lab.ui.blocks import pair_starts
 from bpe_lab.ui.labels import LABELS, label, labels
 from bpe_lab.ui.steps import encode_steps
-from bpe_lab.ui.views import compression_round_html, encode_step_html, merge_round_html, pair_starts, tokens_html
+from bpe_lab.ui.views import compression_round_html, encode_step_html, merge_round_html, tokens_html
 from bpe_lab.ui.widgets import CompressionStepper, EncodeStepper, MergeStepper, show_tokens
 from bpe_lab.variants.compression import decompress
 
-CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
-# (pair, count, number of pairs tied with it) per round, first-seen rule.
+# On the textbook corpus: (pair, count, number of pairs tied with it) per
+# round, first-seen rule. Round 1: e s, s t and t </w> each occur 9 times
+# (newest 6 + widest 3); e s is seen first.
 FIRST = [(("e", "s"), 9, 2), (("es", "t"), 9, 1), (("est", "</w>"), 9, 0), (("l", "o"), 7, 1), (("lo", "w"), 7, 0)]
 MERGES = [pair for pair, _, _ in FIRST]
 
 
 class _Elements(HTMLParser):
-    """Collects (tag, attributes, text) of every element, to query rendered HTML."""
+    """Collects (tag, attributes, text, children) of every element, to query
+    rendered HTML."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -37,7 +42,9 @@ class _Elements(HTMLParser):
         self._open: list[dict] = []
 
     def handle_starttag(self, tag, attrs):
-        element = {"tag": tag, **{k: v or "" for k, v in attrs}, "text": ""}
+        element = {"tag": tag, **{k: v or "" for k, v in attrs}, "text": "", "children": []}
+        if self._open:
+            self._open[-1]["children"].append(element)
         self.found.append(element)
         if tag not in {"br", "img", "input", "meta"}:
             self._open.append(element)
@@ -64,6 +71,16 @@ def one(html: str, css_class: str) -> dict:
     return matches[0]
 
 
+def within(element: dict, css_class: str) -> list[dict]:
+    """Every element inside ``element`` carrying ``css_class``, in order."""
+    found = []
+    for child in element["children"]:
+        if css_class in child.get("class", "").split():
+            found.append(child)
+        found.extend(within(child, css_class))
+    return found
+
+
 def pair_of(element: dict) -> tuple[str, str]:
     return element["data-left"], element["data-right"]
 
@@ -75,8 +92,8 @@ def rules(html: str) -> list[tuple[str, str, str]]:
 # ---------------------------------------------------------------- MergeStepper
 
 
-def test_merge_stepper_next_round_by_round():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_merge_stepper_next_round_by_round(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     assert stepper.total == 5
     for number in range(6):
         html = stepper.html
@@ -100,8 +117,8 @@ def test_merge_stepper_next_round_by_round():
         stepper.next()
 
 
-def test_every_occurrence_of_the_pair_is_highlighted():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_every_occurrence_of_the_pair_is_highlighted(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     # (e, s) occurs once in newest and once in widest
     assert [e["text"] for e in find(stepper.html, "bpe-hl")] == ["es", "es"]
     stepper.go(3)
@@ -112,8 +129,8 @@ def test_every_occurrence_of_the_pair_is_highlighted():
     assert corpus["text"].count("× ") == 4
 
 
-def test_buttons_call_the_same_moves():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_buttons_call_the_same_moves(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     assert stepper.prev_button.disabled and not stepper.next_button.disabled
     for _ in range(3):
         stepper.next_button.click()
@@ -132,8 +149,8 @@ def test_buttons_call_the_same_moves():
     assert stepper.round == 3
 
 
-def test_slider_play_and_speed_move_the_same_state():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_slider_play_and_speed_move_the_same_state(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     stepper.play.value = 2  # what a play tick does
     assert stepper.round == 2 and one(stepper.html, "bpe-merge")["data-round"] == "2"
     stepper.slider.value = 4
@@ -147,10 +164,27 @@ def test_slider_play_and_speed_move_the_same_state():
     assert not stepper.play.playing and stepper.round == 0
 
 
-def test_pair_table_marks_winner_ties_and_rule():
-    html = MergeStepper(CORPUS, num_merges=5).html
-    counts = [int(r["data-count"]) for r in _all_rows(html)]
-    assert counts == sorted(counts, reverse=True)
+def test_pair_table_marks_winner_ties_and_rule(textbook_corpus):
+    html = MergeStepper(textbook_corpus, num_merges=5).html
+    # Round 1, counted by hand: e s, s t, t </w> in newest (6) and widest (3);
+    # w e in lower (2) and newest (6); l o, o w in low (5) and lower (2); ...
+    # sorted by count, ties in the order the scan meets them, 12 of 14 shown.
+    rows = [(*pair_of(r), int(r["data-count"])) for r in _all_rows(html)]
+    assert rows == [
+        ("e", "s", 9),
+        ("s", "t", 9),
+        ("t", "</w>", 9),
+        ("w", "e", 8),
+        ("l", "o", 7),
+        ("o", "w", 7),
+        ("n", "e", 6),
+        ("e", "w", 6),
+        ("w", "</w>", 5),
+        ("w", "i", 3),
+        ("i", "d", 3),
+        ("d", "e", 3),
+    ]
+    assert "… +2" in html  # e r and r </w> (2 each, from lower) are hidden
     assert pair_of(one(html, "bpe-winner")) == ("e", "s")
     assert {pair_of(e) for e in find(html, "bpe-tied")} == {("s", "t"), ("t", "</w>")}
     note = one(html, "bpe-rule-note")
@@ -164,8 +198,8 @@ def _all_rows(html: str) -> list[dict]:
     return [e for e in parser.found if e["tag"] == "tr" and "data-count" in e]
 
 
-def test_merge_list_records_ties_and_rule():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_merge_list_records_ties_and_rule(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     stepper.go(5)
     items = find(stepper.html, "bpe-rule")
     assert [int(li["data-tied"]) for li in items] == [tied for _, _, tied in FIRST]
@@ -173,14 +207,14 @@ def test_merge_list_records_ties_and_rule():
     assert "chosen by" not in items[2]["text"]
 
 
-def test_no_tie_note():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_no_tie_note(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     stepper.go(2)
     assert one(stepper.html, "bpe-rule-note")["text"] == "(est, </w>) is the most frequent pair (9); no tie to break."
 
 
-def test_tie_break_selector_retrains_from_round_zero():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_tie_break_selector_retrains_from_round_zero(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     stepper.go(3)
     stepper.tie_break_selector.value = "lexicographic"
     assert stepper.tie_break == "lexicographic" and stepper.round == 0
@@ -190,24 +224,31 @@ def test_tie_break_selector_retrains_from_round_zero():
     assert "the “greatest (lexicographic)” rule picks (t, </w>)" in one(stepper.html, "bpe-rule-note")["text"]
     stepper.next_button.click()
     assert rules(stepper.html) == [("t", "</w>", "lexicographic")]
-    assert stepper.merges == train_trace(CORPUS, 5, tie_break="lexicographic").merges[:1]
+    assert stepper.merges == [("t", "</w>")]  # of the three pairs tied at 9, the greatest string
     stepper.tie_break = "first"  # and back, from Python
     assert stepper.tie_break_selector.value == "first" and stepper.round == 0
     assert stepper.highlighted_pair == ("e", "s")
 
 
 def test_text_input_and_early_end():
-    stepper = MergeStepper("low low lower", num_merges=50)
-    assert stepper.word_freq == {"low": 2, "lower": 1}
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error")  # the view says training stopped early; no warning on top
+        stepper = MergeStepper("low low lower", num_merges=50)
         stepper.go(99)
-    assert stepper.round == stepper.total < 50
-    assert "no pair is left to merge" in one(stepper.html, "bpe-done")["text"]
+    assert stepper.word_freq == {"low": 2, "lower": 1}
+    # l o, lo w, low </w> make "low</w>" one symbol; low e, lowe r, lower </w>
+    # then do the same for "lower</w>": 6 merges, and no pair is left.
+    assert stepper.trace.stopped_early
+    assert stepper.round == stepper.total == 6
+    assert stepper.merges == [("l", "o"), ("lo", "w"), ("low", "</w>"), ("low", "e"), ("lowe", "r"), ("lower", "</w>")]
+    done = one(stepper.html, "bpe-done")["text"]
+    assert done == "Training finished: 6 merges learned. Every word is a single symbol: no pair is left to merge."
+    stepper.tie_break = "lexicographic"  # retraining is quiet too
+    assert stepper.total == 6
 
 
-def test_chinese_labels():
-    stepper = MergeStepper(CORPUS, num_merges=5, lang="zh")
+def test_chinese_labels(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5, lang="zh")
     assert stepper.next_button.description == "下一轮合并"
     assert stepper.prev_button.description == "上一轮"
     assert stepper.reset_button.description == "重置"
@@ -219,8 +260,8 @@ def test_chinese_labels():
     assert "Round" not in html and "first seen" not in html
 
 
-def test_displays_as_a_widget():
-    stepper = MergeStepper(CORPUS, num_merges=5)
+def test_displays_as_a_widget(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5)
     stepper.next()
     bundle = stepper._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
@@ -228,9 +269,26 @@ def test_displays_as_a_widget():
     assert bundle["text/plain"] == repr(stepper) == "<MergeStepper: Round 1 of 5>"
 
 
-def test_merge_round_html_is_pure_and_checks_its_round():
-    trace = train_trace(CORPUS, 5)
-    assert merge_round_html(trace, 2) == merge_round_html(trace, 2)
+def test_merge_round_html_shows_the_corpus_before_the_next_merge(textbook_corpus):
+    html = merge_round_html(train_trace(textbook_corpus, 5), 2)
+    # After e s and es t: "est" is one symbol; the next merge is est </w>.
+    rows = find(html, "bpe-word")
+    assert [[e["text"] for e in within(row, "bpe-sym")] for row in rows] == [
+        ["l", "o", "w", "</w>"],
+        ["l", "o", "w", "e", "r", "</w>"],
+        ["n", "e", "w", "est", "</w>"],
+        ["w", "i", "d", "est", "</w>"],
+    ]
+    assert [within(row, "bpe-freq")[0]["text"] for row in rows] == ["× 5", "× 2", "× 6", "× 3"]
+    corpus = one(html, "bpe-corpus")
+    assert [e["text"] for e in within(corpus, "bpe-hl")] == ["est</w>", "est</w>"]  # newest, widest
+    assert [e["text"] for e in within(corpus, "bpe-new")] == ["est", "est"]  # made by the last merge
+    assert one(html, "bpe-vocab")["data-vocab-size"] == "13"  # 10 letters + </w>, es, est
+    assert "… +1" in html  # 13 pairs, 12 shown: r </w> (2) is hidden
+
+
+def test_merge_round_html_checks_its_round(textbook_corpus):
+    trace = train_trace(textbook_corpus, 5)
     with pytest.raises(IndexError, match="rounds 0..5"):
         merge_round_html(trace, 6)
 
@@ -259,10 +317,10 @@ def test_every_language_has_every_label_with_the_same_fields(lang):
         assert _fields(labels(lang)[key]) == _fields(text), key
 
 
-def test_unknown_language_is_named():
+def test_unknown_language_is_named(textbook_corpus):
     assert label("next_merge", "zh") == "下一轮合并"
     with pytest.raises(ValueError, match="'fr'.*'en', 'zh'"):
-        MergeStepper(CORPUS, lang="fr")
+        MergeStepper(textbook_corpus, lang="fr")
 
 
 # ---------------------------------------------------------------- EncodeStepper
@@ -312,12 +370,25 @@ def test_encode_stepper_flags_longest_match_differences():
     assert not find(EncodeStepper("lowest", MERGES, compare=False).html, "bpe-compare-panel")
 
 
-@pytest.mark.parametrize("word", ["lowest", "newer", "wider", "low", "x", "sesses"])
-def test_encode_steps_end_at_encode_word(word):
-    merges = train_trace(CORPUS | {"sess": 4}, 12).merges
-    steps = encode_steps(word, merges)
-    assert list(steps[-1].symbols) == encode_word(word, merges)
-    assert all(step.best_rank == min(r for _, r in step.pairs if r is not None) for step in steps[:-1])
+# (word, final tokens, rank merged at each step) with MERGES, worked by hand:
+# ranks are e s 0, es t 1, est </w> 2, l o 3, lo w 4.
+ENCODINGS = [
+    ("lowest", ["low", "est</w>"], [0, 1, 2, 3, 4]),
+    ("newest", ["n", "e", "w", "est</w>"], [0, 1, 2]),
+    ("lower", ["low", "e", "r", "</w>"], [3, 4]),
+    # s e s s e s: both e s join at once (left to right, never overlapping);
+    # no rule then applies to s es, es s or es </w>.
+    ("sesses", ["s", "es", "s", "es", "</w>"], [0]),
+    ("x", ["x", "</w>"], []),
+]
+
+
+@pytest.mark.parametrize("word, tokens, ranks", ENCODINGS)
+def test_encode_steps_by_hand(word, tokens, ranks):
+    steps = encode_steps(word, MERGES)
+    assert [step.best_rank for step in steps] == [*ranks, None]
+    assert list(steps[-1].symbols) == tokens
+    assert encode_word(word, MERGES) == tokens  # and the encoder itself agrees
 
 
 def test_encode_stepper_in_chinese():
@@ -399,7 +470,10 @@ def test_show_tokens_renders_ids_bytes_and_summary():
     text = "hello world 你"
     html = show_tokens(text, tokenizer).data
     spans = find(html, "bpe-token")
-    ids = tokenizer.encode(text)
+    # he, llo, " w", then single bytes o r l d " ", then 你 (e4 bd a0) split
+    # into the two-byte token 259 and the byte a0.
+    ids = [256, 257, 258, 111, 114, 108, 100, 32, 259, 160]
+    assert tokenizer.encode(text) == ids
     assert [int(s["data-id"]) for s in spans] == ids
     assert b"".join(bytes.fromhex(s["data-bytes"]) for s in spans) == text.encode("utf-8")
     assert [e["text"] for e in find(html, "bpe-token-text")][:3] == ["he", "llo", "␣w"]

@@ -1,4 +1,7 @@
-"""Every word the widgets show, in one dict per language.
+"""Every word the widgets show, in one dict per language: English and Chinese.
+
+The bottom of the interface layer: plain strings, imported by ``views`` and
+``widgets`` and importing nothing of the package.
 
 Much of the source material, and many learners, are Chinese-speaking, so each
 widget takes ``lang="en"`` (the default) or ``lang="zh"``. Keeping all text

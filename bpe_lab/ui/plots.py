@@ -1,5 +1,10 @@
 """The course's plots, one function per picture.
 
+Beside ``views``, which draws one step of an algorithm as HTML, this module
+draws a whole run as a matplotlib figure: the pair counts of a round, the
+vocabulary against sequence length, compression round by round, measured
+scaling, tokens per character by language.
+
 Each function takes the package's own results (a trace ``Round``, a
 ``Trace``, a ``Compressed``, timings, token counts), draws one matplotlib
 chart and returns its ``Figure``. It never calls ``plt.show()``: a notebook
@@ -15,15 +20,19 @@ figure.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from bpe_lab.core.symbols import END_OF_WORD, Pair
+from bpe_lab.core.symbols import END_OF_WORD, Corpus, Pair
 from bpe_lab.core.train import Round, Trace, corpus_from_word_freq, merge_symbols
 from bpe_lab.variants.compression import Compressed
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "pair_counts",
@@ -38,6 +47,9 @@ __all__ = [
 ]
 
 WINNER, TIED, OTHER = "#f59e0b", "#fcd34d", "#94a3b8"  # the amber of the widgets' highlight
+
+#: language -> (number of tokens, number of characters)
+LanguageCounts = Mapping[str, tuple[float, float]]
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (7, 3.6)) -> Axes:
@@ -54,6 +66,15 @@ def _axes(ax: Axes | None, figsize: tuple[float, float] = (7, 3.6)) -> Axes:
     return ax
 
 
+def _figure(ax: Axes) -> Figure:
+    """The figure that holds ``ax`` (the whole figure, also when ``ax`` is
+    in a subfigure), which is what every plot returns."""
+    fig = ax.get_figure(root=True)
+    if fig is None:
+        raise ValueError("these axes belong to no figure")
+    return fig
+
+
 # ---------------------------------------------------------------- training
 
 
@@ -65,7 +86,7 @@ def pair_counts(counts: Round | Mapping[Pair, int], *, top: int = 15, ax: Axes |
     all bars are grey.
     """
     rnd = counts if isinstance(counts, Round) else None
-    table = rnd.pair_counts if rnd else dict(counts)
+    table = counts.pair_counts if isinstance(counts, Round) else dict(counts)
     ranked = sorted(table.items(), key=lambda item: -item[1])[:top]  # stable: ties keep scan order
     colours = [WINNER if rnd and p == rnd.pair else TIED if rnd and p in rnd.ties else OTHER for p, _ in ranked]
     ax = _axes(ax)
@@ -75,17 +96,20 @@ def pair_counts(counts: Round | Mapping[Pair, int], *, top: int = 15, ax: Axes |
     ax.set_ylabel("weighted count")
     ax.set_title(f"Round {rnd.number}: pair counts" if rnd else "Pair counts")
     ax.spines[["top", "right"]].set_visible(False)
-    return ax.figure
+    return _figure(ax)
 
 
-def _corpora(source: Trace | Mapping[str, int], merges: Sequence[Pair] | None, end_of_word: str | None):
+def _corpora(
+    source: Trace | Mapping[str, int], merges: Sequence[Pair] | None, end_of_word: str | None
+) -> tuple[list[Corpus], int]:
+    """The corpus before any merge and after each one, and the number of base symbols."""
     if isinstance(source, Trace):
         return [source.initial] + [r.corpus_after for r in source.rounds], len(source.base_symbols)
     if merges is None:
         raise TypeError("give the merges too when the first argument is a word -> frequency dict")
     corpora = [corpus_from_word_freq(source, end_of_word=end_of_word)]
     for pair in merges:
-        corpora.append({merge_symbols(s, tuple(pair)): f for s, f in corpora[-1].items()})
+        corpora.append({merge_symbols(s, (pair[0], pair[1])): f for s, f in corpora[-1].items()})
     base = len({symbol for symbols in corpora[0] for symbol in symbols})
     return corpora, base
 
@@ -122,7 +146,7 @@ def vocab_vs_tokens(
     ax.set_ylabel("average tokens per word")
     ax.set_title("More merges: a larger vocabulary, shorter sequences")
     ax.grid(alpha=0.3)
-    return ax.figure
+    return _figure(ax)
 
 
 # ---------------------------------------------------------------- compression
@@ -151,7 +175,7 @@ def compression_ratio(packed: Compressed, *, ax: Axes | None = None) -> Figure:
     ax.set_title("Byte-pair compression, round by round")
     ax.legend(frameon=False)
     ax.grid(alpha=0.3)
-    return ax.figure
+    return _figure(ax)
 
 
 # ---------------------------------------------------------------- complexity
@@ -194,32 +218,36 @@ def timing_curves(timings: Mapping[str, tuple[Sequence[float], Sequence[float]]]
     ax.set_title("Measured scaling (log-log)")
     ax.legend(frameon=False)
     ax.grid(alpha=0.3, which="both")
-    return ax.figure
+    return _figure(ax)
 
 
 # ---------------------------------------------------------------- languages
 
 
-def tokens_per_char_ratios(data) -> dict[str, float]:
+def _frame_counts(data: pd.DataFrame) -> dict[str, tuple[float, float]]:
+    """The counts of a DataFrame, with the language as index or column."""
+    frame = data.set_index("language") if "language" in data.columns else data
+    missing = {"n_tokens", "n_chars"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"the DataFrame needs columns n_tokens and n_chars; missing {sorted(missing)}")
+    return {str(lang): (row.n_tokens, row.n_chars) for lang, row in frame.iterrows()}
+
+
+def tokens_per_char_ratios(data: LanguageCounts | pd.DataFrame) -> dict[str, float]:
     """Tokens per character for each language, from a dict
     ``language -> (n_tokens, n_chars)`` or a DataFrame with columns
     ``n_tokens`` and ``n_chars`` (and the language as index or a
     ``language`` column)."""
-    if hasattr(data, "columns"):
-        frame = data.set_index("language") if "language" in data.columns else data
-        missing = {"n_tokens", "n_chars"} - set(frame.columns)
-        if missing:
-            raise ValueError(f"the DataFrame needs columns n_tokens and n_chars; missing {sorted(missing)}")
-        data = {str(lang): (row.n_tokens, row.n_chars) for lang, row in frame.iterrows()}
+    counts: LanguageCounts = _frame_counts(data) if hasattr(data, "columns") else data
     ratios = {}
-    for lang, (n_tokens, n_chars) in data.items():
+    for lang, (n_tokens, n_chars) in counts.items():
         if n_chars <= 0 or n_tokens < 0:
             raise ValueError(f"{lang}: need n_chars > 0 and n_tokens >= 0, got {(n_tokens, n_chars)}")
         ratios[lang] = n_tokens / n_chars
     return ratios
 
 
-def tokens_per_char(data, *, ax: Axes | None = None) -> Figure:
+def tokens_per_char(data: LanguageCounts | pd.DataFrame, *, ax: Axes | None = None) -> Figure:
     """Bar chart of tokens per character by language: the same tokenizer can
     cost some languages several times more tokens for the same text."""
     ratios = tokens_per_char_ratios(data)
@@ -230,4 +258,4 @@ def tokens_per_char(data, *, ax: Axes | None = None) -> Figure:
     ax.set_title("Tokens per character by language")
     ax.set_ylim(0, max(ratios.values(), default=1) * 1.15 or 1)
     ax.spines[["top", "right"]].set_visible(False)
-    return ax.figure
+    return _figure(ax)

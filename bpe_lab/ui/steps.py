@@ -1,5 +1,6 @@
-"""The intermediate states that the step-by-step widgets show.
+"""The data of every step the steppers show: no HTML, no widgets.
 
+Over the algorithms, this module adds the states in between.
 ``encode.encode_word`` and ``compression.compress`` return only their end
 result (training has ``train_trace`` for its rounds). A learner stepping
 through them needs every state in between: for encoding, the adjacent pairs
@@ -7,7 +8,7 @@ with their ranks before each merge; for compression, the data after each
 replacement. This module recomputes those states with the same primitives
 (``merge_symbols``, ``bytes.replace``) so what a widget shows is exactly what
 the algorithm did, and the tests check that the last state equals the
-algorithm's own result.
+algorithm's own result. ``views`` draws one such state as HTML.
 
 >>> merges = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 >>> [step.best for step in encode_steps("lowest", merges)]

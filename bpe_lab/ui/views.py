@@ -1,16 +1,22 @@
-"""HTML views of the algorithms' states, as pure functions.
+"""The HTML of one step of each stepper, as pure functions.
 
-Each function turns one state (a training round, an encoding step, a
-compression round, a tokenized text) into an HTML string. Nothing here knows
-about ipywidgets: ``widgets`` only wires buttons to a state and puts the
-string on screen, so the same views can be tested as text, shown with
-``IPython.display.HTML`` or saved into a page.
+Over ``steps``, which holds the data of every step, this module draws one
+step as HTML, out of ``blocks``' chips, panels and badges: a training round
+(``merge_round_html``), an encoding step (``encode_step_html``), a
+compression round (``compression_round_html``) and a tokenized text
+(``tokens_html``). Nothing here knows about ipywidgets: ``widgets`` only
+wires buttons to a state and puts the string on screen, so the same views
+can be tested as text, shown with ``IPython.display.HTML`` or saved into a
+page.
 
 Every view carries machine-readable ``data-*`` attributes (the round, the
 highlighted pair, each recorded rule), so tests, exercises and the browser
-test read the state back without parsing prose. Colours are translucent
-overlays on JupyterLab's theme variables, so they read well in light and dark
-themes alike.
+test read the state back without parsing prose.
+
+>>> from bpe_lab.core.train import train_trace
+>>> html = merge_round_html(train_trace({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 5), 3)
+>>> 'data-round="3"' in html, html.count('<span class="bpe-hl" data-left="l" data-right="o">')
+(True, 2)
 """
 
 from __future__ import annotations
@@ -22,13 +28,26 @@ from typing import Protocol
 from bpe_lab.core.encode import vocabulary
 from bpe_lab.core.symbols import Pair
 from bpe_lab.core.train import Round, Trace
+from bpe_lab.ui.blocks import (
+    attr,
+    badge,
+    check_index,
+    chips,
+    labelled,
+    pair_data,
+    pair_text,
+    panel,
+    sym,
+    table,
+    title,
+    view,
+)
+from bpe_lab.ui.css import CSS
 from bpe_lab.ui.labels import labels
 from bpe_lab.ui.steps import EncodeStep
-from bpe_lab.variants.compression import Compressed
+from bpe_lab.variants.compression import Compressed, Replacement
 
 __all__ = [
-    "CSS",
-    "pair_starts",
     "merge_round_html",
     "encode_step_html",
     "compression_round_html",
@@ -36,171 +55,25 @@ __all__ = [
     "TokenizerLike",
 ]
 
-CSS = """<style>
-.bpe-view { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px;
-  color: var(--jp-content-font-color1, #1f2328); line-height: 1.5; max-width: 1100px; }
-.bpe-view h3 { font-size: 15px; margin: 4px 0 8px; font-weight: 600; }
-.bpe-view h4 { font-size: 12px; margin: 0 0 6px; font-weight: 600; text-transform: uppercase;
-  letter-spacing: .04em; color: var(--jp-content-font-color2, #57606a); }
-.bpe-head { display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: baseline; margin-bottom: 10px; }
-.bpe-badge { padding: 1px 9px; border-radius: 10px; background: var(--jp-layout-color2, #eef1f4);
-  border: 1px solid var(--jp-border-color2, #d0d7de); }
-.bpe-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(250px, 1fr)); gap: 12px; align-items: start; }
-.bpe-panel { border: 1px solid var(--jp-border-color2, #d0d7de); border-radius: 8px; padding: 10px 12px;
-  background: var(--jp-layout-color1, #fff); }
-.bpe-word { display: flex; align-items: center; gap: 10px; margin: 3px 0; }
-.bpe-freq { color: var(--jp-content-font-color2, #57606a); font-variant-numeric: tabular-nums; }
-.bpe-syms { display: inline-flex; flex-wrap: wrap; gap: 3px; align-items: center; }
-.bpe-sym { font-family: var(--jp-code-font-family, ui-monospace, Menlo, Consolas, monospace); font-size: 13px;
-  padding: 0 5px; border-radius: 4px; border: 1px solid var(--jp-border-color1, #afb8c1);
-  background: var(--jp-layout-color2, #f6f8fa); white-space: pre; }
-.bpe-sym.bpe-new { border-color: #0ea5e9; background: rgba(14, 165, 233, .18); }
-.bpe-hl { display: inline-flex; gap: 3px; padding: 2px; border-radius: 6px;
-  background: rgba(245, 158, 11, .35); outline: 2px solid #f59e0b; }
-.bpe-hl .bpe-sym { background: transparent; border-color: #d97706; font-weight: 700; }
-.bpe-view table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
-.bpe-view th, .bpe-view td { text-align: left; padding: 2px 6px;
-  border-bottom: 1px solid var(--jp-border-color3, #eaeef2); }
-.bpe-view td.bpe-num, .bpe-view th.bpe-num { text-align: right; }
-.bpe-view tr.bpe-winner td { background: rgba(245, 158, 11, .35); font-weight: 600; }
-.bpe-view tr.bpe-tied td { background: rgba(245, 158, 11, .12); }
-.bpe-mark { font-size: 11px; color: var(--jp-content-font-color2, #57606a); white-space: nowrap; }
-.bpe-note { margin: 8px 0 0; color: var(--jp-content-font-color2, #57606a); }
-.bpe-merges { margin: 0; padding-left: 26px; }
-.bpe-merges li { margin: 3px 0; }
-.bpe-arrow { color: var(--jp-content-font-color2, #57606a); margin: 0 4px; }
-.bpe-tie { font-size: 11px; color: #d97706; margin-left: 6px; }
-.bpe-done { font-weight: 600; color: #15803d; }
-body[data-jp-theme-light="false"] .bpe-done { color: #4ade80; }
-.bpe-ws { opacity: .55; }
-.bpe-diff { outline: 2px solid #e11d48; background: rgba(225, 29, 72, .15); }
-.bpe-code { border-color: #8b5cf6; background: rgba(139, 92, 246, .2); font-size: 11px; }
-.bpe-raw { color: var(--jp-content-font-color2, #57606a); font-size: 11px; }
-.bpe-bytes { display: flex; flex-wrap: wrap; gap: 3px; }
-.bpe-tokens-row { display: flex; flex-wrap: wrap; gap: 2px 1px; align-items: flex-start; }
-.bpe-token { display: inline-flex; flex-direction: column; align-items: center; border-radius: 4px;
-  padding: 1px 2px; min-width: 14px; }
-.bpe-token-text { font-family: var(--jp-code-font-family, ui-monospace, Menlo, monospace); font-size: 14px;
-  white-space: pre; }
-.bpe-token-id { font-size: 10px; color: var(--jp-content-font-color2, #57606a); font-variant-numeric: tabular-nums; }
-.bpe-token-bytes { font-size: 9px; color: var(--jp-content-font-color3, #6e7781);
-  font-family: var(--jp-code-font-family, ui-monospace, monospace); }
-.bpe-partial { color: #d97706; }
-</style>"""
-
-
-# ---------------------------------------------------------------- building blocks
-
-
-def pair_starts(symbols: Sequence, pair: tuple) -> list[int]:
-    """Where ``pair`` starts in ``symbols``, scanning left to right and
-    skipping an occurrence that overlaps the previous one: exactly the
-    occurrences that ``merge_symbols`` (and ``bytes.replace``) join, so the
-    highlight shows what the next step will merge.
-
-    >>> pair_starts(("a", "a", "a", "b"), ("a", "a"))
-    [0]
-    """
-    starts: list[int] = []
-    i = 0
-    while i + 1 < len(symbols):
-        if symbols[i] == pair[0] and symbols[i + 1] == pair[1]:
-            starts.append(i)
-            i += 2
-        else:
-            i += 1
-    return starts
-
-
-def _attr(value: object) -> str:
-    return escape(str(value), quote=True)
-
-
-def _sym(text: str, extra: str = "") -> str:
-    return f'<span class="bpe-sym{" " + extra if extra else ""}">{escape(text)}</span>'
-
-
-def _pair_data(pair: Sequence) -> str:
-    return f'data-left="{_attr(pair[0])}" data-right="{_attr(pair[1])}"'
-
-
-def _pair_text(pair: Pair) -> str:
-    return escape(f"({pair[0]}, {pair[1]})")
-
-
-def _chips(symbols: Sequence, pair: tuple | None = None, new: str | None = None, render=None) -> str:
-    """Symbols as chips; each occurrence of ``pair`` is wrapped in one
-    highlight box, and symbols equal to ``new`` (just merged) are tinted.
-    ``render`` draws one symbol (bytes use it to draw byte values)."""
-    render = render or (lambda s: _sym(s, "bpe-new" if new is not None and s == new else ""))
-    starts = set(pair_starts(symbols, pair)) if pair else set()
-    parts: list[str] = []
-    i = 0
-    while i < len(symbols):
-        if i in starts:
-            inner = render(symbols[i]) + render(symbols[i + 1])
-            parts.append(f'<span class="bpe-hl" {_pair_data(pair)}>{inner}</span>')
-            i += 2
-        else:
-            parts.append(render(symbols[i]))
-            i += 1
-    return f'<span class="bpe-syms">{"".join(parts)}</span>'
-
-
-def _panel(title: str, body: str, cls: str = "") -> str:
-    return f'<div class="bpe-panel {cls}"><h4>{escape(title)}</h4>{body}</div>'
-
-
-def _badge(inner: str, cls: str = "", attrs: str = "") -> str:
-    """A rounded label in the header; ``inner`` is HTML (escape text first)."""
-    return f'<span class="bpe-badge {cls}" {attrs}>{inner}</span>'
-
-
-def _labelled(name: str, inner: str, cls: str = "", attrs: str = "") -> str:
-    """One line: a faint label, then chips."""
-    return f'<div class="bpe-word {cls}" {attrs}><span class="bpe-freq">{escape(name)}</span>{inner}</div>'
-
-
-def _table(headers: Sequence[str], rows: str, numeric: int | None = None) -> str:
-    """A table; column ``numeric`` (an index) is right-aligned."""
-    cells = "".join(f"<th{' class=bpe-num' if i == numeric else ''}>{escape(h)}</th>" for i, h in enumerate(headers))
-    return f"<table><tr>{cells}</tr>{rows}</table>"
-
-
-def _view(kind: str, lang: str, number: int, total: int, head: str, panels: str, attrs: str = "") -> str:
-    """The whole view: the style sheet, then a root element whose data
-    attributes say which view and round this is, then header and panels."""
-    return (
-        f'{CSS}<div class="bpe-view bpe-{kind}" lang="{lang}" data-round="{number}" data-total="{total}" {attrs}>'
-        f'<div class="bpe-head">{head}</div><div class="bpe-grid">{panels}</div></div>'
-    )
-
-
-def _title(text: str) -> str:
-    return f"<h3>{escape(text)}</h3>"
-
-
-def _check_index(number: int, last: int, what: str) -> None:
-    if not 0 <= number <= last:
-        raise IndexError(f"{what} {number} does not exist; there are {what}s 0..{last}")
-
+#: The labels of one language, from ``labels.labels``.
+Labels = Mapping[str, str]
 
 # ---------------------------------------------------------------- training
 
 
-def _rule_name(tie_break: str, L: Mapping[str, str]) -> str:
+def _rule_name(tie_break: str, L: Labels) -> str:
     return L["rule_" + tie_break]
 
 
-def _corpus_panel(corpus: Mapping[tuple[str, ...], int], pair: Pair | None, new: str | None, L) -> str:
+def _corpus_panel(corpus: Mapping[tuple[str, ...], int], pair: Pair | None, new: str | None, L: Labels) -> str:
     rows = "".join(
-        f'<div class="bpe-word">{_chips(symbols, pair, new)}<span class="bpe-freq">× {freq}</span></div>'
+        f'<div class="bpe-word">{chips(symbols, pair, new)}<span class="bpe-freq">× {freq}</span></div>'
         for symbols, freq in corpus.items()
     )
-    return _panel(L["corpus"], f'<div class="bpe-corpus">{rows}</div>', "bpe-corpus-panel")
+    return panel(L["corpus"], f'<div class="bpe-corpus">{rows}</div>', "bpe-corpus-panel")
 
 
-def _pair_rows(rnd: Round, max_pairs: int, L) -> str:
+def _pair_rows(rnd: Round, max_pairs: int, L: Labels) -> str:
     """Pairs sorted by count (ties keep scan order); the top ``max_pairs``
     plus every pair tied with the winner, so the tie is always visible."""
     ranked = sorted(rnd.pair_counts.items(), key=lambda item: -item[1])
@@ -212,7 +85,7 @@ def _pair_rows(rnd: Round, max_pairs: int, L) -> str:
         if pair in rnd.ties:
             cls, mark = "bpe-tied", "= " + L["tied"]
         rows.append(
-            f'<tr class="{cls}" {_pair_data(pair)} data-count="{count}"><td>{_chips(pair)}</td>'
+            f'<tr class="{cls}" {pair_data(pair)} data-count="{count}"><td>{chips(pair)}</td>'
             f'<td class="bpe-num">{count}</td><td class="bpe-mark">{escape(mark)}</td></tr>'
         )
     hidden = len(ranked) - len(rows)
@@ -220,59 +93,57 @@ def _pair_rows(rnd: Round, max_pairs: int, L) -> str:
     return "".join(rows) + more
 
 
-def _tie_note(rnd: Round, tie_break: str, L) -> str:
+def _tie_note(rnd: Round, tie_break: str, L: Labels) -> str:
     if not rnd.ties:
-        return L["no_tie"].format(pair=_pair_text(rnd.pair), count=rnd.count)
+        return L["no_tie"].format(pair=pair_text(rnd.pair), count=rnd.count)
     rule = escape(_rule_name(tie_break, L))
-    return L["tie_note"].format(n=len(rnd.ties) + 1, count=rnd.count, rule=rule, pair=_pair_text(rnd.pair))
+    return L["tie_note"].format(n=len(rnd.ties) + 1, count=rnd.count, rule=rule, pair=pair_text(rnd.pair))
 
 
-def _pair_panel(trace: Trace, number: int, max_pairs: int, L) -> str:
+def _pair_panel(trace: Trace, number: int, max_pairs: int, L: Labels) -> str:
     if number >= len(trace.rounds):
         message = L["done"].format(n=len(trace.rounds))
-        if trace.requested > len(trace.rounds):
+        if trace.stopped_early:
             message += " " + L["exhausted"]
-        return _panel(L["pair_counts"], f'<p class="bpe-done">{escape(message)}</p>')
+        return panel(L["pair_counts"], f'<p class="bpe-done">{escape(message)}</p>')
     rnd = trace.rounds[number]
-    table = _table([L["pair"], L["count"], L["mark"]], _pair_rows(rnd, max_pairs, L), numeric=1)
-    rule = _attr(trace.tie_break)
+    counts = table([L["pair"], L["count"], L["mark"]], _pair_rows(rnd, max_pairs, L), numeric=1)
+    rule = attr(trace.tie_break)
     note = f'<p class="bpe-note bpe-rule-note" data-rule="{rule}">{_tie_note(rnd, trace.tie_break, L)}</p>'
-    return _panel(L["pair_counts"], table + note, "bpe-pairs-panel")
+    return panel(L["pair_counts"], counts + note, "bpe-pairs-panel")
 
 
-def _merge_item(rnd: Round, tie_break: str, L) -> str:
+def _merge_item(rnd: Round, tie_break: str, L: Labels) -> str:
     """One learned rule: the pair, the new symbol, its count, and, if it won
     a tie, which rule chose it."""
     tie = ""
     if rnd.ties:
         chosen = L["chosen_by"].format(n=len(rnd.ties) + 1, rule=_rule_name(tie_break, L))
         tie = f'<span class="bpe-tie">{escape(chosen)}</span>'
-    attrs = (
-        f'{_pair_data(rnd.pair)} data-count="{rnd.count}" data-tied="{len(rnd.ties)}" data-rule="{_attr(tie_break)}"'
-    )
+    attrs = f'{pair_data(rnd.pair)} data-count="{rnd.count}" data-tied="{len(rnd.ties)}" data-rule="{attr(tie_break)}"'
     return (
-        f'<li class="bpe-rule" {attrs}>{_chips(rnd.pair)}<span class="bpe-arrow">→</span>'
-        f'{_sym(rnd.new_symbol, "bpe-new")} <span class="bpe-freq">({rnd.count})</span>{tie}</li>'
+        f'<li class="bpe-rule" {attrs}>{chips(rnd.pair)}<span class="bpe-arrow">→</span>'
+        f'{sym(rnd.new_symbol, "bpe-new")} <span class="bpe-freq">({rnd.count})</span>{tie}</li>'
     )
 
 
-def _merges_panel(trace: Trace, number: int, L) -> str:
+def _merges_panel(trace: Trace, number: int, L: Labels) -> str:
     items = "".join(_merge_item(r, trace.tie_break, L) for r in trace.rounds[:number])
     body = f'<ol class="bpe-merges">{items}</ol>' if items else f'<p class="bpe-note">{L["none_yet"]}</p>'
-    return _panel(L["merges"], body, "bpe-merges-panel")
+    return panel(L["merges"], body, "bpe-merges-panel")
 
 
-def _merge_head(trace: Trace, number: int, nxt: Pair | None, L) -> str:
+def _merge_head(trace: Trace, number: int, nxt: Pair | None, L: Labels) -> str:
     vocab = len(vocabulary(trace.merges[:number], trace.base_symbols))
     counter = escape(L["round_of"].format(round=number, total=len(trace.rounds)))
     rule = escape(_rule_name(trace.tie_break, L))
     head = (
-        _title(L["train_title"])
-        + _badge(counter, "bpe-counter")
-        + _badge(f"{L['vocab_size']}{L['colon']}{vocab}", "bpe-vocab", f'data-vocab-size="{vocab}"')
-        + _badge(f"{L['tie_break']}{L['colon']}{rule}")
+        title(L["train_title"])
+        + badge(counter, "bpe-counter")
+        + badge(f"{L['vocab_size']}{L['colon']}{vocab}", "bpe-vocab", f'data-vocab-size="{vocab}"')
+        + badge(f"{L['tie_break']}{L['colon']}{rule}")
     )
-    return head + (_badge(f"{L['winner']}{L['colon']}{_chips(nxt)}", "bpe-next", _pair_data(nxt)) if nxt else "")
+    return head + (badge(f"{L['winner']}{L['colon']}{chips(nxt)}", "bpe-next", pair_data(nxt)) if nxt else "")
 
 
 def merge_round_html(trace: Trace, number: int = 0, *, lang: str = "en", max_pairs: int = 12) -> str:
@@ -283,7 +154,7 @@ def merge_round_html(trace: Trace, number: int = 0, *, lang: str = "en", max_pai
     previous merge tinted; beside it the round's pair counts (winner and ties
     marked, and which tie-break rule decided) and the rules learned so far.
     """
-    _check_index(number, len(trace.rounds), "round")
+    check_index(number, len(trace.rounds), "round")
     L = labels(lang)
     corpus = trace.initial if number == 0 else trace.rounds[number - 1].corpus_after
     nxt = trace.rounds[number].pair if number < len(trace.rounds) else None
@@ -292,24 +163,24 @@ def merge_round_html(trace: Trace, number: int = 0, *, lang: str = "en", max_pai
         _corpus_panel(corpus, nxt, new, L) + _pair_panel(trace, number, max_pairs, L) + _merges_panel(trace, number, L)
     )
     head = _merge_head(trace, number, nxt, L)
-    return _view("merge", lang, number, len(trace.rounds), head, panels, f'data-tie-break="{_attr(trace.tie_break)}"')
+    return view("merge", lang, number, len(trace.rounds), head, panels, f'data-tie-break="{attr(trace.tie_break)}"')
 
 
 # ---------------------------------------------------------------- encoding
 
 
-def _rank_panel(step: EncodeStep, L) -> str:
+def _rank_panel(step: EncodeStep, L: Labels) -> str:
     """Each distinct adjacent pair once, in the order met, with its rank."""
     rows = []
     for pair, rank in dict(step.pairs).items():
         best = pair == step.best
         shown = L["no_rule"] if rank is None else str(rank)
         rows.append(
-            f'<tr class="{"bpe-winner" if best else ""}" {_pair_data(pair)} data-rank="{"" if rank is None else rank}">'
-            f'<td>{_chips(pair)}</td><td class="bpe-num">{escape(shown)}</td>'
+            f'<tr class="{"bpe-winner" if best else ""}" {pair_data(pair)} data-rank="{"" if rank is None else rank}">'
+            f'<td>{chips(pair)}</td><td class="bpe-num">{escape(shown)}</td>'
             f'<td class="bpe-mark">{escape("★ " + L["lowest"] if best else "")}</td></tr>'
         )
-    return _panel(L["pairs_now"], _table([L["pair"], L["rank"], L["mark"]], "".join(rows), numeric=1))
+    return panel(L["pairs_now"], table([L["pair"], L["rank"], L["mark"]], "".join(rows), numeric=1))
 
 
 def _spans(tokens: Sequence[str]) -> set[tuple[int, int]]:
@@ -325,34 +196,34 @@ def _outlined(tokens: Sequence[str], other: Sequence[str]) -> str:
     """Chips for ``tokens``, outlining each one whose span ``other`` lacks."""
     theirs, start, chips = _spans(other), 0, []
     for token in tokens:
-        chips.append(_sym(token, "" if (start, start + len(token)) in theirs else "bpe-diff"))
+        chips.append(sym(token, "" if (start, start + len(token)) in theirs else "bpe-diff"))
         start += len(token)
     return f'<span class="bpe-syms">{"".join(chips)}</span>'
 
 
-def _compare_panel(replay: Sequence[str], longest: Sequence[str], L) -> str:
+def _compare_panel(replay: Sequence[str], longest: Sequence[str], L: Labels) -> str:
     """Rank replay's final tokens above greedy longest match's, with the
     tokens where they disagree outlined."""
     same = list(replay) == list(longest)
     verdict = f'<p class="bpe-note" data-same="{str(same).lower()}">{L["same"] if same else L["differs"]}</p>'
     body = (
-        _labelled(L["rank_replay"], _outlined(replay, longest), attrs='data-role="replay"')
-        + _labelled(L["longest_match"], _outlined(longest, replay), attrs='data-role="longest"')
+        labelled(L["rank_replay"], _outlined(replay, longest), attrs='data-role="replay"')
+        + labelled(L["longest_match"], _outlined(longest, replay), attrs='data-role="longest"')
         + verdict
     )
-    return _panel(L["longest_match"], body, "bpe-compare-panel")
+    return panel(L["longest_match"], body, "bpe-compare-panel")
 
 
-def _sequence_panel(step: EncodeStep, L) -> str:
+def _sequence_panel(step: EncodeStep, L: Labels) -> str:
     """Before the last step: the sequence with the pair to merge, and after
     it; on the last step: the final tokens."""
     if step.best:
-        before = f'<div class="bpe-word bpe-sequence">{_chips(step.symbols, step.best)}</div>'
-        after = _labelled(L["after_merge"], _chips(step.after, new=step.best[0] + step.best[1]))
-        return _panel(L["sequence"], before + after)
-    tokens = f'data-tokens="{_attr(" ".join(step.symbols))}"'
-    final = f'<div class="bpe-word bpe-final" {tokens}>{_chips(step.symbols)}</div>'
-    return _panel(L["final_tokens"], final + f'<p class="bpe-done">{escape(L["no_pair_left"])}</p>')
+        before = f'<div class="bpe-word bpe-sequence">{chips(step.symbols, step.best)}</div>'
+        after = labelled(L["after_merge"], chips(step.after, new=step.best[0] + step.best[1]))
+        return panel(L["sequence"], before + after)
+    tokens = f'data-tokens="{attr(" ".join(step.symbols))}"'
+    final = f'<div class="bpe-word bpe-final" {tokens}>{chips(step.symbols)}</div>'
+    return panel(L["final_tokens"], final + f'<p class="bpe-done">{escape(L["no_pair_left"])}</p>')
 
 
 def encode_step_html(
@@ -367,18 +238,18 @@ def encode_step_html(
     lowest-ranked pair highlighted, every adjacent pair with its rank (or
     "no rule"), the sequence after merging; the final tokens on the last
     step; and, if ``longest`` is given, greedy longest match beside it."""
-    _check_index(number, len(steps) - 1, "step")
+    check_index(number, len(steps) - 1, "step")
     L = labels(lang)
     step, total = steps[number], len(steps) - 1
-    head = _title(L["encode_title"].format(word=word)) + _badge(
+    head = title(L["encode_title"].format(word=word)) + badge(
         escape(L["step_of"].format(round=number, total=total)), "bpe-counter"
     )
     if step.best:
-        head += _badge(f"{L['lowest']}{L['colon']}{_chips(step.best)}", "bpe-next", _pair_data(step.best))
+        head += badge(f"{L['lowest']}{L['colon']}{chips(step.best)}", "bpe-next", pair_data(step.best))
     panels = _sequence_panel(step, L) + (_rank_panel(step, L) if step.pairs else "")
     if longest is not None:
         panels += _compare_panel(steps[-1].symbols, longest, L)
-    return _view("encode", lang, number, total, head, panels)
+    return view("encode", lang, number, total, head, panels)
 
 
 # ---------------------------------------------------------------- compression
@@ -392,19 +263,19 @@ def _byte_cell(value: int, codes: Mapping[int, tuple[int, int]]) -> str:
     if value == 32:
         return '<span class="bpe-sym"><span class="bpe-ws">␣</span></span>'
     if 32 < value < 127:
-        return _sym(chr(value))
+        return sym(chr(value))
     return f'<span class="bpe-sym bpe-raw">{value:02x}</span>'
 
 
-def _byte_text(value: int, codes: Mapping) -> str:
+def _byte_text(value: int, codes: Mapping[int, tuple[int, int]]) -> str:
     return f"0x{value:02x}" if value in codes or not 32 < value < 127 else chr(value)
 
 
-def _expand(code: int, table: Mapping[int, tuple[int, int]]) -> bytes:
+def _expand(code: int, codes: Mapping[int, tuple[int, int]]) -> bytes:
     """What a code finally stands for, expanding nested codes."""
     out = b""
-    for part in table[code]:
-        out += _expand(part, table) if part in table else bytes((part,))
+    for part in codes[code]:
+        out += _expand(part, codes) if part in codes else bytes((part,))
     return out
 
 
@@ -412,29 +283,31 @@ def _printable(data: bytes) -> str:
     return "".join(chr(b) if 32 <= b < 127 else f"\\x{b:02x}" for b in data)
 
 
-def _table_panel(table: Mapping[int, tuple[int, int]], L) -> str:
+def _table_panel(codes: Mapping[int, tuple[int, int]], L: Labels) -> str:
     rows = "".join(
-        f'<tr data-code="{code}"><td>{_byte_cell(code, table)}</td>'
-        f'<td><span class="bpe-syms">{_byte_cell(a, table)}{_byte_cell(b, table)}</span></td>'
-        f"<td>{escape(_printable(_expand(code, table)))}</td></tr>"
-        for code, (a, b) in table.items()
+        f'<tr data-code="{code}"><td>{_byte_cell(code, codes)}</td>'
+        f'<td><span class="bpe-syms">{_byte_cell(a, codes)}{_byte_cell(b, codes)}</span></td>'
+        f"<td>{escape(_printable(_expand(code, codes)))}</td></tr>"
+        for code, (a, b) in codes.items()
     )
-    body = _table([L["code"], L["pair"], L["means"]], rows) if rows else f'<p class="bpe-note">{L["none_yet"]}</p>'
-    return _panel(L["table"], body, "bpe-table-panel")
+    body = table([L["code"], L["pair"], L["means"]], rows) if rows else f'<p class="bpe-note">{L["none_yet"]}</p>'
+    return panel(L["table"], body, "bpe-table-panel")
 
 
-def _data_panel(data: bytes, nxt, table: Mapping[int, tuple[int, int]], max_bytes: int, L) -> str:
+def _data_panel(
+    data: bytes, nxt: Replacement | None, codes: Mapping[int, tuple[int, int]], max_bytes: int, L: Labels
+) -> str:
     """The data as byte chips (the next pair highlighted, at most
     ``max_bytes`` shown) and what the next round will do."""
-    cells = _chips(list(data[:max_bytes]), nxt.pair if nxt else None, render=lambda v: _byte_cell(v, table))
+    cells = chips(list(data[:max_bytes]), nxt.pair if nxt else None, render=lambda v: _byte_cell(v, codes))
     more = f'<span class="bpe-mark">… +{len(data) - max_bytes}</span>' if len(data) > max_bytes else ""
     if nxt:
-        pair = escape("(" + ", ".join(_byte_text(v, table) for v in nxt.pair) + ")")
+        pair = escape("(" + ", ".join(_byte_text(v, codes) for v in nxt.pair) + ")")
         note = L["replace_pair"].format(pair=pair, count=nxt.count, byte=f"0x{nxt.byte:02x}")
-        note = f'<p class="bpe-note bpe-next" {_pair_data(nxt.pair)} data-byte="{nxt.byte}">{note}</p>'
+        note = f'<p class="bpe-note bpe-next" {pair_data(nxt.pair)} data-byte="{nxt.byte}">{note}</p>'
     else:
         note = f'<p class="bpe-done">{escape(L["compress_done"])}</p>'
-    return _panel(L["data"], f'<div class="bpe-bytes">{cells}{more}</div>{note}', "bpe-data-panel")
+    return panel(L["data"], f'<div class="bpe-bytes">{cells}{more}</div>{note}', "bpe-data-panel")
 
 
 def compression_round_html(
@@ -443,20 +316,20 @@ def compression_round_html(
     """The compression view after ``number`` rounds: the data (code bytes in
     violet) with every occurrence of the next pair highlighted, what that pair
     becomes, the table so far and the size against the original."""
-    _check_index(number, len(states) - 1, "round")
+    check_index(number, len(states) - 1, "round")
     L = labels(lang)
-    data, table = states[number], dict(list(packed.table.items())[:number])
+    data, codes = states[number], dict(list(packed.table.items())[:number])
     nxt = packed.rounds[number] if number < len(packed.rounds) else None
     original = packed.original_length
-    ratio = (len(data) + 3 * len(table)) / original if original else 1.0
-    size = L["size"].format(length=len(data), table=3 * len(table), ratio=ratio, original=original)
+    ratio = (len(data) + 3 * len(codes)) / original if original else 1.0
+    size = L["size"].format(length=len(data), table=3 * len(codes), ratio=ratio, original=original)
     head = (
-        _title(L["compress_title"])
-        + _badge(escape(L["round_of"].format(round=number, total=len(states) - 1)), "bpe-counter")
-        + _badge(escape(size), "bpe-size", f'data-length="{len(data)}"')
+        title(L["compress_title"])
+        + badge(escape(L["round_of"].format(round=number, total=len(states) - 1)), "bpe-counter")
+        + badge(escape(size), "bpe-size", f'data-length="{len(data)}"')
     )
-    panels = _data_panel(data, nxt, table, max_bytes, L) + _table_panel(table, L)
-    return _view("compress", lang, number, len(states) - 1, head, panels)
+    panels = _data_panel(data, nxt, codes, max_bytes, L) + _table_panel(codes, L)
+    return view("compress", lang, number, len(states) - 1, head, panels)
 
 
 # ---------------------------------------------------------------- byte-level tokens
@@ -480,7 +353,7 @@ def _token_text(raw: bytes) -> tuple[str, bool]:
     return text, False
 
 
-def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, L) -> str:
+def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, L: Labels) -> str:
     hue = round(index * 137.508) % 360  # golden angle: neighbours never share a colour
     text, partial = _token_text(raw)
     shown = escape(text)

@@ -1,5 +1,9 @@
 """Step through compression, training and encoding in JupyterLab.
 
+Over ``views``, which draws one step as HTML, this module adds state and
+controls: an ipywidgets box per algorithm whose buttons, play control and
+slider move the current step and put that step's view on screen.
+
 Each stepper holds a precomputed list of states (a ``Trace`` for training,
 ``steps.encode_steps`` for encoding, ``steps.compression_states`` for Gage's
 compression) and one integer, the current round. The buttons, the play
@@ -18,15 +22,15 @@ goes through exactly the same path as a learner's click.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 from IPython.display import HTML
 
 from bpe_lab.core.encode import longest_match, vocabulary
 from bpe_lab.core.pretokenize import word_frequencies
-from bpe_lab.core.symbols import END_OF_WORD, TIE_BREAKS, Pair
+from bpe_lab.core.symbols import END_OF_WORD, TIE_BREAKS, Pair, TieBreak
 from bpe_lab.core.train import Trace, train_trace
 from bpe_lab.ui.labels import labels
 from bpe_lab.ui.steps import compression_states, encode_steps
@@ -112,7 +116,7 @@ class _Stepper:
     @property
     def round(self) -> int:
         """How many steps have been taken (0 = the starting state)."""
-        return self.slider.value
+        return int(self.slider.value)
 
     @round.setter
     def round(self, number: int) -> None:
@@ -126,7 +130,7 @@ class _Stepper:
     @property
     def html(self) -> str:
         """The HTML currently shown."""
-        return self.view.value
+        return str(self.view.value)
 
     # -- moves (the buttons call these)
 
@@ -169,7 +173,7 @@ class _Stepper:
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {self.labels[self._of_key].format(round=self.round, total=self._total())}>"
 
-    def _repr_mimebundle_(self, **kwargs) -> dict:
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         """Show the widget when a notebook cell ends with the stepper.
 
         The bundle also carries the current view as plain HTML, so a notebook
@@ -177,7 +181,7 @@ class _Stepper:
         runs (a forge's or nbviewer's static page); JupyterLab prefers the
         live widget.
         """
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle: dict[str, Any] = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/html"] = self.html
         bundle["text/plain"] = repr(self)
         return bundle
@@ -199,12 +203,14 @@ class MergeStepper(_Stepper):
         word_freq_or_text: Mapping[str, int] | str,
         num_merges: int = 10,
         *,
-        tie_break: str = "first",
+        tie_break: TieBreak = "first",
         end_of_word: str | None = END_OF_WORD,
         lang: str = "en",
     ) -> None:
-        is_text = isinstance(word_freq_or_text, str)
-        self.word_freq = word_frequencies(word_freq_or_text) if is_text else dict(word_freq_or_text)
+        if isinstance(word_freq_or_text, str):
+            self.word_freq = word_frequencies(word_freq_or_text)
+        else:
+            self.word_freq = dict(word_freq_or_text)
         self.num_merges = num_merges
         self.end_of_word = end_of_word
         self.trace = self._train(tie_break)
@@ -220,19 +226,21 @@ class MergeStepper(_Stepper):
         rule_row = widgets.HBox([widgets.Label(L["tie_break"] + L["colon"]), self.tie_break_selector])
         self.widget.children = (self.controls, rule_row, self.view)
 
-    def _train(self, tie_break: str) -> Trace:
-        # Running out of pairs early is shown in the view ("every word is a
-        # single symbol"), so the trainer's warning would only be noise here.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return train_trace(self.word_freq, self.num_merges, tie_break=tie_break, end_of_word=self.end_of_word)
+    def _train(self, tie_break: TieBreak) -> Trace:
+        # Running out of pairs early is shown in the view (the last round
+        # adds "no pair is left to merge" when trace.stopped_early), so the
+        # trainer's warning would only be noise here.
+        return train_trace(
+            self.word_freq, self.num_merges, tie_break=tie_break, end_of_word=self.end_of_word, on_short="ignore"
+        )
 
     @property
-    def tie_break(self) -> str:
+    def tie_break(self) -> TieBreak:
+        """The rule that picks among pairs tied for the highest count."""
         return self.trace.tie_break
 
     @tie_break.setter
-    def tie_break(self, rule: str) -> None:
+    def tie_break(self, rule: TieBreak) -> None:
         """Retrain with another tie-break rule and start again at round 0."""
         if rule == self.trace.tie_break:
             return
@@ -357,4 +365,5 @@ def show_tokens(text: str, tokenizer: TokenizerLike, *, lang: str = "en", show_b
     ``.vocab: dict[int, bytes]``. Returns an ``IPython.display.HTML``, so it
     shows when it ends a cell; its ``.data`` is the HTML string.
     """
-    return HTML(tokens_html(text, tokenizer, lang=lang, show_bytes=show_bytes))
+    view = tokens_html(text, tokenizer, lang=lang, show_bytes=show_bytes)
+    return HTML(view)  # type: ignore[no-untyped-call]  # IPython's HTML.__init__ has no annotations

@@ -1,0 +1,66 @@
+"""The one style sheet every view starts with.
+
+Below ``html``: no Python logic, only the look, so the colours can be
+changed without touching a view. Every rule is scoped under ``.bpe-view``
+(or a ``bpe-`` class) so nothing leaks into the rest of a notebook. Colours
+are translucent overlays on JupyterLab's theme variables (with a light
+fallback after the comma), so the same sheet reads well in light and dark
+themes; the amber highlight of the pair about to merge is the amber that
+``plots`` uses for the winning bar.
+"""
+
+__all__ = ["CSS"]
+
+#: Prepended to every view's HTML; a static page (nbviewer, a forge) shows
+#: the views styled without any notebook extension.
+CSS = """<style>
+.bpe-view { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: 13px;
+  color: var(--jp-content-font-color1, #1f2328); line-height: 1.5; max-width: 1100px; }
+.bpe-view h3 { font-size: 15px; margin: 4px 0 8px; font-weight: 600; }
+.bpe-view h4 { font-size: 12px; margin: 0 0 6px; font-weight: 600; text-transform: uppercase;
+  letter-spacing: .04em; color: var(--jp-content-font-color2, #57606a); }
+.bpe-head { display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: baseline; margin-bottom: 10px; }
+.bpe-badge { padding: 1px 9px; border-radius: 10px; background: var(--jp-layout-color2, #eef1f4);
+  border: 1px solid var(--jp-border-color2, #d0d7de); }
+.bpe-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(250px, 1fr)); gap: 12px; align-items: start; }
+.bpe-panel { border: 1px solid var(--jp-border-color2, #d0d7de); border-radius: 8px; padding: 10px 12px;
+  background: var(--jp-layout-color1, #fff); }
+.bpe-word { display: flex; align-items: center; gap: 10px; margin: 3px 0; }
+.bpe-freq { color: var(--jp-content-font-color2, #57606a); font-variant-numeric: tabular-nums; }
+.bpe-syms { display: inline-flex; flex-wrap: wrap; gap: 3px; align-items: center; }
+.bpe-sym { font-family: var(--jp-code-font-family, ui-monospace, Menlo, Consolas, monospace); font-size: 13px;
+  padding: 0 5px; border-radius: 4px; border: 1px solid var(--jp-border-color1, #afb8c1);
+  background: var(--jp-layout-color2, #f6f8fa); white-space: pre; }
+.bpe-sym.bpe-new { border-color: #0ea5e9; background: rgba(14, 165, 233, .18); }
+.bpe-hl { display: inline-flex; gap: 3px; padding: 2px; border-radius: 6px;
+  background: rgba(245, 158, 11, .35); outline: 2px solid #f59e0b; }
+.bpe-hl .bpe-sym { background: transparent; border-color: #d97706; font-weight: 700; }
+.bpe-view table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
+.bpe-view th, .bpe-view td { text-align: left; padding: 2px 6px;
+  border-bottom: 1px solid var(--jp-border-color3, #eaeef2); }
+.bpe-view td.bpe-num, .bpe-view th.bpe-num { text-align: right; }
+.bpe-view tr.bpe-winner td { background: rgba(245, 158, 11, .35); font-weight: 600; }
+.bpe-view tr.bpe-tied td { background: rgba(245, 158, 11, .12); }
+.bpe-mark { font-size: 11px; color: var(--jp-content-font-color2, #57606a); white-space: nowrap; }
+.bpe-note { margin: 8px 0 0; color: var(--jp-content-font-color2, #57606a); }
+.bpe-merges { margin: 0; padding-left: 26px; }
+.bpe-merges li { margin: 3px 0; }
+.bpe-arrow { color: var(--jp-content-font-color2, #57606a); margin: 0 4px; }
+.bpe-tie { font-size: 11px; color: #d97706; margin-left: 6px; }
+.bpe-done { font-weight: 600; color: #15803d; }
+body[data-jp-theme-light="false"] .bpe-done { color: #4ade80; }
+.bpe-ws { opacity: .55; }
+.bpe-diff { outline: 2px solid #e11d48; background: rgba(225, 29, 72, .15); }
+.bpe-code { border-color: #8b5cf6; background: rgba(139, 92, 246, .2); font-size: 11px; }
+.bpe-raw { color: var(--jp-content-font-color2, #57606a); font-size: 11px; }
+.bpe-bytes { display: flex; flex-wrap: wrap; gap: 3px; }
+.bpe-tokens-row { display: flex; flex-wrap: wrap; gap: 2px 1px; align-items: flex-start; }
+.bpe-token { display: inline-flex; flex-direction: column; align-items: center; border-radius: 4px;
+  padding: 1px 2px; min-width: 14px; }
+.bpe-token-text { font-family: var(--jp-code-font-family, ui-monospace, Menlo, monospace); font-size: 14px;
+  white-space: pre; }
+.bpe-token-id { font-size: 10px; color: var(--jp-content-font-color2, #57606a); font-variant-numeric: tabular-nums; }
+.bpe-token-bytes { font-size: 9px; color: var(--jp-content-font-color3, #6e7781);
+  font-family: var(--jp-code-font-family, ui-monospace, monospace); }
+.bpe-partial { color: #d97706; }
+</style>"""
