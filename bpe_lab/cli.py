@@ -1,7 +1,9 @@
-"""The ``bpe-lab`` command: train and encode from a terminal.
+"""The ``bpe-lab`` command: the package's entry points from a terminal.
 
 bpe-lab train corpus.txt --merges 100 --out merges.txt
 bpe-lab encode --merges-file merges.txt lowest newer
+bpe-lab corpus --mb 128          # an offline corpus for the benchmark
+bpe-lab release / grade / bench  # exercises, grading, the benchmark
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import argparse
 import sys
 
 from bpe_lab.bench import add_bench_command
+from bpe_lab.core.corpus_files import SOURCES, offline_corpus
 from bpe_lab.core.encode import encode_text
 from bpe_lab.core.mergefile import load_merges, save_merges
 from bpe_lab.core.pretokenize import word_frequencies
@@ -45,6 +48,14 @@ def _encode(args: argparse.Namespace) -> None:
     print(" ".join(encode_text(text, merges)))
 
 
+def _corpus(args: argparse.Namespace) -> None:
+    max_bytes = None if args.mb is None else int(args.mb * 1e6)
+    if max_bytes is not None and max_bytes < 1:
+        raise ValueError(f"--mb must be positive, got {args.mb}")
+    path = offline_corpus(max_bytes, sources=args.sources, cache=args.cache_dir)
+    print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bpe-lab", description="Byte Pair Encoding, from the course BPE Lab.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,6 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
     encode.add_argument("--merges-file", required=True, help="a file written by 'bpe-lab train --out'")
     encode.add_argument("words", nargs="*")
     encode.set_defaults(run=_encode)
+
+    corpus = sub.add_parser(
+        "corpus", help="build an offline corpus from this Python's own files (cached, not committed)"
+    )
+    corpus.add_argument("--mb", type=float, help="about this many megabytes (default: all the sources hold)")
+    corpus.add_argument(
+        "--sources", nargs="+", choices=SOURCES, default=list(SOURCES), help="where the text comes from"
+    )
+    corpus.add_argument("--cache-dir", help="where to write it (default: $BPE_LAB_CACHE or ~/.cache/bpe_lab)")
+    corpus.set_defaults(run=_corpus)
 
     add_release_command(sub)
     add_grade_command(sub)

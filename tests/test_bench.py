@@ -2,7 +2,6 @@
 the numbers belong in the README, not in a test on a shared machine)."""
 
 from bpe_lab.bench import Row, Sizes, format_table
-from bpe_lab.core.corpus_files import stdlib_corpus
 from bpe_lab.cli import main
 
 TINY = Sizes(
@@ -36,13 +35,6 @@ def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatc
         and "HF tokenizers" in rows[1]
         and "one process" in rows[2]
     )
-
-
-def test_corpus_is_cached_and_joined_with_endoftext(tmp_path):
-    path = stdlib_corpus(tmp_path, max_bytes=200_000)
-    assert path.stat().st_size >= 200_000
-    assert stdlib_corpus(tmp_path, max_bytes=200_000) == path
-    assert "<|endoftext|>" in path.read_text(encoding="utf-8")
 
 
 def test_table_numbers_the_notes():
