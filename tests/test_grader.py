@@ -231,11 +231,21 @@ HOSTILE = {
     "crash_at_top": {"prepend": "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "solved": False},
     "megabytes_of_output": {"prepend": "for _ in range(200):\n    print('x' * 100_000)"},
     "deletes_files": {
-        "prepend": "import os, shutil\nfor entry in os.listdir('.'):\n    shutil.rmtree(entry, ignore_errors=True) if os.path.isdir(entry) else os.remove(entry)"
+        "prepend": (
+            "import os, shutil\n"
+            "for entry in os.listdir('.'):\n"
+            "    shutil.rmtree(entry, ignore_errors=True) if os.path.isdir(entry) else os.remove(entry)"
+        )
     },
     "monkeypatches_bpe_lab": {
         "solved": False,
-        "prepend": "import bpe_lab, bpe_lab.grading.check\nfor name in dir(bpe_lab.grading.check):\n    if name.startswith('check_'):\n        setattr(bpe_lab.grading.check, name, lambda *a, **k: print('all good!'))\nbpe_lab.encode_word = lambda *a, **k: ['x']",
+        "prepend": (
+            "import bpe_lab, bpe_lab.grading.check\n"
+            "for name in dir(bpe_lab.grading.check):\n"
+            "    if name.startswith('check_'):\n"
+            "        setattr(bpe_lab.grading.check, name, lambda *a, **k: print('all good!'))\n"
+            "bpe_lab.encode_word = lambda *a, **k: ['x']"
+        ),
     },
     "redefines_check": {
         "solved": False,
@@ -252,7 +262,14 @@ HOSTILE = {
     },
     "forges_probe_results": {
         "solved": False,
-        "prepend": "import bpe_lab.grading.check\nbpe_lab.grading.check.check_encode_word = bpe_lab.grading.check.check_decode = print\nimport IPython.display as d\n_real = d.publish_display_data\nd.publish_display_data = lambda data, *a, **k: _real({m: [{'repr': 'None'}] * len(v) for m, v in data.items()}, *a, **k)",
+        "prepend": (
+            "import bpe_lab.grading.check\n"
+            "bpe_lab.grading.check.check_encode_word = bpe_lab.grading.check.check_decode = print\n"
+            "import IPython.display as d\n"
+            "_real = d.publish_display_data\n"
+            "d.publish_display_data = lambda data, *a, **k: "
+            "_real({m: [{'repr': 'None'}] * len(v) for m, v in data.items()}, *a, **k)"
+        ),
     },
     "deleted_test_cells": {"solved": False, "edit": _drop_test_cells},
     "blanked_test_cells": {"solved": False, "edit": _blank_test_cells},
@@ -394,7 +411,14 @@ def test_an_unknown_assignment_is_reported_not_graded(graded):
 
 
 def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_and_grading_goes_on(tmp_path):
-    looping = "def encode_word(word, merges):\n    while True:\n        try:\n            print('spam' * 1000)\n        except BaseException:\n            pass"
+    looping = (
+        "def encode_word(word, merges):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            print('spam' * 1000)\n"
+        "        except BaseException:\n"
+        "            pass"
+    )
     path = tmp_path / "03_encoding.ipynb"
     nbformat.write(submission("03_encoding", {ENCODE: looping}), path)
     report = grade([path], solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=2, notebook_timeout=60))[0]

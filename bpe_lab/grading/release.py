@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import copy
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -93,7 +94,7 @@ def _release_cell(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def release_notebook(solution: nbformat.NotebookNode, assignment: str) -> nbformat.NotebookNode:
     """The student copy of one solution notebook."""
-    student = nbformat.v4.new_notebook()
+    student: nbformat.NotebookNode = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call, unused-ignore]
     student.nbformat, student.nbformat_minor = solution.nbformat, solution.nbformat_minor
     student.metadata = {
         "kernelspec": solution.metadata.get("kernelspec", {}),
@@ -104,7 +105,8 @@ def release_notebook(solution: nbformat.NotebookNode, assignment: str) -> nbform
 
 
 def _serialize(nb: nbformat.NotebookNode) -> str:
-    return nbformat.writes(nb).rstrip("\n") + "\n"
+    text: str = nbformat.writes(nb)  # type: ignore[no-untyped-call, unused-ignore]
+    return text.rstrip("\n") + "\n"
 
 
 def render(solutions_dir: str | Path) -> dict[str, str]:
@@ -115,7 +117,8 @@ def render(solutions_dir: str | Path) -> dict[str, str]:
     rendered = {}
     for path in paths:
         try:
-            nb = release_notebook(nbformat.read(path, as_version=4), path.stem)
+            solution: nbformat.NotebookNode = nbformat.read(path, as_version=4)  # type: ignore[no-untyped-call, unused-ignore]
+            nb = release_notebook(solution, path.stem)
         except ValueError as err:
             raise ValueError(f"{path}: {err}") from None
         rendered[path.name] = _serialize(nb)
@@ -160,7 +163,7 @@ def _run(args: argparse.Namespace) -> None:
     print(f"wrote {', '.join(changed)}" if changed else f"{args.out} was already up to date")
 
 
-def add_release_command(subparsers) -> None:
+def add_release_command(subparsers: Any) -> None:
     """Register ``bpe-lab release`` (kept here so cli.py only wires it in)."""
     parser = subparsers.add_parser("release", help="write the student notebooks in exercises/ from solutions/")
     parser.add_argument("--solutions", default="solutions", help="folder of solution notebooks (default: solutions)")

@@ -28,6 +28,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -66,7 +67,7 @@ class Outcome:
 
     status: str
     error: str = ""
-    results: list = field(default_factory=list)
+    results: list[Any] = field(default_factory=list)
 
 
 _LAUNCHER = """
@@ -115,12 +116,12 @@ def _kernel_env(workdir: Path) -> dict[str, str]:
 
 
 @functools.cache
-def _client_class():
+def _client_class() -> Any:
     """nbclient's client, keeping only errors and results."""
     from nbclient import NotebookClient
 
     class QuietClient(NotebookClient):
-        def process_message(self, msg, cell, cell_index):
+        def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
             kind, content = msg["msg_type"], msg["content"]
             if kind == "status":  # "idle" ends the cell
                 return super().process_message(msg, cell, cell_index)
@@ -141,14 +142,14 @@ class _Kernel:
 
     def __init__(self, workdir: Path, kernel_dirs: Path, limits: Limits):
         self.workdir, self.kernel_dirs, self.limits = workdir, kernel_dirs, limits
-        self.client = None
+        self.client: Any = None  # an nbclient NotebookClient while the kernel runs
         self.deadline = time.monotonic() + limits.notebook_timeout
 
     async def start(self) -> None:
-        from jupyter_client import AsyncKernelManager
         from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import AsyncKernelManager
 
-        nb = nbformat.v4.new_notebook()
+        nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call, unused-ignore]
         self.client = _client_class()(
             nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60
         )
@@ -178,10 +179,10 @@ class _Kernel:
             return Outcome(
                 "not run", f"not run: the notebook time limit ({self.limits.notebook_timeout:g} s) was reached"
             )
-        cell = nbformat.v4.new_code_cell(source)
+        cell = nbformat.v4.new_code_cell(source)  # type: ignore[no-untyped-call, unused-ignore]
         self.client.nb.cells = [cell]
         self.client.timeout = max(1, round(timeout))
-        replies: list[dict] = []
+        replies: list[dict[str, Any]] = []
         self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
         try:
             await self.client.async_execute_cell(cell, 0)
@@ -192,7 +193,7 @@ class _Kernel:
         return _outcome(cell, replies)
 
 
-def _outcome(cell: nbformat.NotebookNode, replies: list[dict]) -> Outcome:
+def _outcome(cell: nbformat.NotebookNode, replies: list[dict[str, Any]]) -> Outcome:
     errors = [o for o in cell.outputs if o.get("output_type") == "error"]
     results = [
         o["data"][RESULT_MIME]
@@ -206,7 +207,7 @@ def _outcome(cell: nbformat.NotebookNode, replies: list[dict]) -> Outcome:
     return Outcome("ok", "", results)
 
 
-def _error_text(error: dict) -> str:
+def _error_text(error: dict[str, Any]) -> str:
     name, value = str(error.get("ename", "Error")), str(error.get("evalue", ""))
     if name == "SystemExit":
         return "SystemExit: the notebook called sys.exit() or exit()"

@@ -1,0 +1,133 @@
+"""Chapter 01's checks: Gage's byte-pair compression, over the shared runner.
+
+What this adds to ``runner``: the cases where Gage's mistakes show (runs
+such as ``b"aaaa"`` where overlapping counts differ, ties, nested codes),
+the reference (``bpe_lab.variants.compression``) and the hints that name
+each mistake.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+
+from bpe_lab.grading.check.runner import compare, rng, run_cases, short
+from bpe_lab.variants.compression import Compressed, compress, decompress
+
+__all__ = ["check_most_frequent_pair", "check_compress", "check_decompress", "first_round", "compress_cases"]
+
+PairCount = tuple[tuple[int, int], int]
+Table = dict[int, tuple[int, int]]
+
+
+def first_round(data: bytes) -> PairCount | None:
+    """The reference for ``most_frequent_pair``: Gage's first replacement
+    ``((a, b), count)``, or None when no pair occurs twice."""
+    rounds = compress(data, max_rounds=1).rounds
+    return (rounds[0].pair, rounds[0].count) if rounds else None
+
+
+def _compression_cases(generator: random.Random) -> Iterator[bytes]:
+    yield from (b"abababcab", b"aaaa", b"abcdcdab", b"aaaaaaaa", b"the theme of the thesis")
+    for _ in range(20):
+        yield bytes(generator.choice(b"abcd") for _ in range(generator.randint(4, 40)))
+
+
+def check_most_frequent_pair(fn: Callable[[bytes], PairCount]) -> None:
+    """``fn(data) -> ((a, b), count)``: the pair with the most non-overlapping
+    occurrences, ties to the pair that occurs first in the data."""
+    cases = [(d,) for d in _compression_cases(rng()) if first_round(d)]
+    run_cases("most_frequent_pair", fn, cases, compare(first_round, _pair_hint))
+
+
+def _pair_hint(expected: PairCount, got: object, data: bytes) -> str:
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], tuple)):
+        return ": return a tuple ((a, b), count) with a and b byte values (ints)"
+    (pair, count), (got_pair, got_count) = expected, got
+    overlapping = sum(1 for p in zip(data, data[1:]) if p == tuple(got_pair))
+    if got_pair == pair and got_count == overlapping != count:
+        return (
+            ": count non-overlapping occurrences: b'aaaa' holds b'aa' only twice side by side (bytes.count does this)"
+        )
+    if got_count == count:
+        return ": ties go to the pair that occurs first in the data"
+    return ""
+
+
+def compress_cases(generator: random.Random) -> list[bytes]:
+    """The data that ``check_compress`` and ``check_decompress`` pack."""
+    return [b"abababcab", b"aaaaaaaa", b"the theme of the thesis"] + [
+        bytes(generator.choice(b"abc") for _ in range(generator.randint(2, 30))) for _ in range(15)
+    ]
+
+
+def check_compress(fn: Callable[[bytes], tuple[bytes, Table]]) -> None:
+    """``fn(data) -> (packed, table)`` with ``table = {code: (a, b)}`` in the
+    order the replacements were made, equal to ``bpe_lab.compress``."""
+    cases = [(data,) for data in compress_cases(rng())]
+    run_cases("compress", fn, cases, _compress_verdict)
+
+
+def _compress_verdict(got: object, data: bytes) -> str | None:
+    ref = compress(data)
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], dict)):
+        return f"return a tuple (packed_bytes, table_dict), got {short(got)}"
+    packed, table = got
+    hint = _table_hint(ref, list(table.items()))
+    if hint:
+        return hint
+    if packed != ref.data:
+        return (
+            f"the table is right but the data is {short(packed)}, expected {ref.data!r}: "
+            "replace every non-overlapping occurrence, left to right (bytes.replace does this)"
+        )
+    return None
+
+
+def _table_hint(ref: Compressed, got: list[tuple[int, tuple[int, int]]]) -> str | None:
+    want = list(ref.table.items())
+    for i, (expected, actual) in enumerate(zip(want, got), start=1):
+        if expected == actual:
+            continue
+        (code, pair), (got_code, got_pair) = expected, actual
+        if pair != got_pair:
+            return (
+                f"replacement {i}: expected pair {pair} (count {ref.rounds[i - 1].count}), got {got_pair}: "
+                "see most_frequent_pair"
+            )
+        return (
+            f"replacement {i}: expected code {code}, got {got_code}: use the smallest byte value that never "
+            "occurred, neither in the data nor as an earlier code"
+        )
+    if len(got) > len(want):
+        return (
+            f"expected {len(want)} replacements, got {len(got)}: stop when no pair occurs twice "
+            "(a replacement would not pay for its table entry)"
+        )
+    if len(got) < len(want):
+        return (
+            f"expected {len(want)} replacements, got {len(got)}: keep going while some pair occurs at least "
+            "twice and a byte value is free"
+        )
+    return None
+
+
+def check_decompress(fn: Callable[[bytes, Table], bytes]) -> None:
+    """``fn(packed, table) -> data`` restores what ``bpe_lab.compress`` packed."""
+    cases = [(ref.data, dict(ref.table)) for ref in map(compress, compress_cases(rng()))]
+    run_cases("decompress", fn, cases, _decompress_verdict)
+
+
+def _decompress_verdict(got: object, packed: bytes, table: Table) -> str | None:
+    expected = decompress(Compressed(packed, table, (), 0))
+    if got == expected:
+        return None
+    if not isinstance(got, (bytes, bytearray)):
+        return f"return bytes, got {short(got)}"
+    hint = ""
+    if any(code in got for code in table):
+        hint = (
+            ": codes can stand for pairs that contain earlier codes, so expand the newest code first "
+            "(walk the table in reverse)"
+        )
+    return f"expected {expected!r}, got {short(bytes(got))}{hint}"

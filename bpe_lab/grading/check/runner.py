@@ -1,0 +1,174 @@
+"""The loop every self-check shares: call, compare, explain, count.
+
+The chapter modules next to this one say only what is particular to each
+exercise: its cases, its reference and its hints. This module does the
+rest, the same way for every check:
+
+- ``call`` runs the learner's function on one case and turns "not written
+  yet" (``NotImplementedError``) and crashes into a ``CheckFailed`` hint;
+- ``run_cases`` calls the function on every case with fresh copies of the
+  arguments, asks a verdict function whether the answer is right, raises
+  ``CheckFailed("<case>: <message>")`` for the first wrong one, and prints
+  the "agrees with bpe_lab on N cases" line when all agree;
+- ``compare`` is the usual verdict: equal to the reference's answer, or
+  "expected X, got Y" plus a hint that recognises the mistake;
+- ``rng`` is seeded, so a check prints the same thing on every run (the
+  solution notebooks are tested with their outputs compared).
+
+>>> run_cases("double", lambda x: 2 * x, [(2,), (3,)], compare(lambda x: x + x))
+✔ double agrees with bpe_lab on 2 cases
+>>> run_cases("double", lambda x: x * x, [(2,), (3,)], compare(lambda x: x + x))
+Traceback (most recent call last):
+...
+bpe_lab.grading.check.runner.CheckFailed: double(3): expected 6, got 9
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NoReturn
+
+from bpe_lab.core.symbols import Corpus
+from bpe_lab.core.train import corpus_from_word_freq
+
+__all__ = [
+    "SEED",
+    "CheckFailed",
+    "Verdict",
+    "short",
+    "call",
+    "fail",
+    "passed",
+    "rng",
+    "run_cases",
+    "compare",
+    "random_word_freq",
+    "split",
+]
+
+#: The seed of every check's random cases (the year of Sennrich et al.).
+SEED = 2016
+
+#: ``verdict(got, *args)``: None when ``got`` is right for the case ``args``,
+#: else the message saying what is wrong.
+Verdict = Callable[..., "str | None"]
+
+
+class CheckFailed(AssertionError):
+    """The learner's function disagrees with the package; the message is the hint.
+
+    An AssertionError, so a failed check fails the notebook cell (and the
+    graded task) like any failed ``assert``.
+    """
+
+
+def short(value: object, limit: int = 160) -> str:
+    """``repr(value)``, cut to ``limit`` characters with "..." at the end."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def call(fn: Callable[..., Any], name: str, *args: Any) -> Any:
+    """Call the learner's function, turning "not written yet" and crashes into hints."""
+    try:
+        return fn(*args)
+    except NotImplementedError:
+        raise CheckFailed(
+            f"{name} is not written yet: replace `raise NotImplementedError()` in its cell with your code, "
+            "run that cell, then run this one again"
+        ) from None
+    except CheckFailed:
+        raise
+    except Exception as err:
+        shown = ", ".join(short(a, 60) for a in args)
+        detail = f": {err}" if str(err) else ""
+        raise CheckFailed(f"{name}({shown}) raised {type(err).__name__}{detail}") from err
+
+
+def fail(case: str, message: str) -> NoReturn:
+    """Raise the ``CheckFailed`` that names the wrong ``case`` and says why."""
+    raise CheckFailed(f"{case}: {message}")
+
+
+def passed(name: str, cases: int) -> None:
+    """The one line a check prints when every case agrees."""
+    print(f"✔ {name} agrees with bpe_lab on {cases} cases")
+
+
+def rng() -> random.Random:
+    """Seeded, so a check prints the same thing every run (notebooks are tested)."""
+    return random.Random(SEED)
+
+
+def _fresh(value: Any) -> Any:
+    """A shallow copy of a dict or list, so the learner's function cannot
+    change the case that the reference and the message see."""
+    if isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def _shown(*args: Any) -> str:
+    return ", ".join(repr(a) for a in args)
+
+
+def run_cases(
+    name: str,
+    fn: Callable[..., Any],
+    cases: Iterable[tuple[Any, ...]],
+    verdict: Verdict,
+    *,
+    shown: Callable[..., str] = _shown,
+    count: int | None = None,
+) -> None:
+    """Call ``fn(*args)`` for each case ``args`` (dicts and lists copied);
+    fail at the first case whose ``verdict(got, *args)`` is a message, naming
+    it ``name(shown(*args))``; else print that all ``count`` cases (default:
+    the number of cases) agree."""
+    number = 0
+    for args in cases:
+        got = call(fn, name, *(_fresh(a) for a in args))
+        message = verdict(got, *args)
+        if message is not None:
+            fail(f"{name}({shown(*args)})", message)
+        number += 1
+    passed(name, number if count is None else count)
+
+
+def compare(
+    reference: Callable[..., Any],
+    hint: Callable[..., str] = lambda expected, got, *args: "",
+    *,
+    same: Callable[[Any, Any], bool] = lambda got, expected: bool(got == expected),
+    expected_shown: Callable[[Any], str] = str,
+    got_limit: int = 160,
+) -> Verdict:
+    """The usual verdict: right when ``same(got, reference(*args))``, else
+    "expected X, got Y" followed by ``hint(expected, got, *args)`` (which
+    starts with ": " when it says something)."""
+
+    def verdict(got: Any, *args: Any) -> str | None:
+        expected = reference(*args)
+        if same(got, expected):
+            return None
+        return f"expected {expected_shown(expected)}, got {short(got, got_limit)}{hint(expected, got, *args)}"
+
+    return verdict
+
+
+def random_word_freq(generator: random.Random, alphabet: str = "abcde") -> dict[str, int]:
+    """A small random word -> frequency table over ``alphabet``."""
+    # a dict, not a set: set order changes with the hash seed, and the cases must not
+    words = dict.fromkeys(
+        "".join(generator.choice(alphabet) for _ in range(generator.randint(1, 7)))
+        for _ in range(generator.randint(2, 8))
+    )
+    return {w: generator.randint(1, 9) for w in words}
+
+
+def split(word_freq: Mapping[str, int]) -> Corpus:
+    """The word table split into characters plus ``</w>``, as training starts."""
+    return corpus_from_word_freq(word_freq)
