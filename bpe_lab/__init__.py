@@ -1,27 +1,25 @@
 """BPE Lab: Byte Pair Encoding from Gage's 1994 compression trick to the
 byte-level BPE inside today's language models.
 
-One module per idea of the course (the notebook that teaches it in brackets):
+The package is the course, in layers that import only downward (the
+notebook that teaches each idea in brackets; CONTRIBUTING.md draws it):
 
-- ``compression``: Gage's byte-pair compression (01)
-- ``pretokenize``: text -> words, GPT-2's regex, special tokens (00, 05)
-- ``train``: the textbook trainer and its round-by-round trace (02)
-- ``encode``: rank-replay encoding, decoding, longest match for contrast (03)
-- ``mergefile``, ``textfile``: the merges file; UTF-8 errors that name the byte
-- ``train_fast``: the incremental trainer, pair index + lazy max-heap (04;
-  ``from bpe_lab.core.train_fast import train_fast``)
-- ``bytelevel_encode``: O(n^2) rank replay vs linked list + heap (04)
-- ``scaling``, ``bench``: timing curves and the benchmark (04; ``bpe-lab bench``)
-- ``bytes_unicode``: GPT-2's printable byte <-> unicode map (05)
-- ``bytelevel_train``: ``train_bytelevel``, streamed and parallel (05)
-- ``tokenizer``, ``tokenizer_files``, ``pretrained``: the byte-level
-  ``Tokenizer``, its files, and GPT-2's real ranks offline (05)
-- ``granularity``, ``variants``, ``corpora``: characters vs words vs subwords,
-  ``▁`` / WordPiece / Unigram, and the course's offline texts (00, 06)
-- ``labels``, ``steps``, ``views``, ``widgets``, ``plots``: the steppers and
-  figures (imported as submodules: ``from bpe_lab.ui.widgets import MergeStepper``)
-- ``check``, ``release``, ``grader``, ``sandbox``: self-checks, exercise
-  generation and grading (``bpe-lab release``, ``bpe-lab grade``)
+- ``core``: textbook BPE on characters with ``</w>``: pre-tokenization and
+  word counts (00), training round by round (02), encoding by rank replay
+  (03), the incremental trainer (04), merges files, offline corpora;
+- ``bytelevel``: UTF-8 bytes, GPT-2's byte map and pre-tokenizer, the
+  encoders, ``train_bytelevel``, the ``Tokenizer`` and its files, GPT-2's
+  real ranks offline (04, 05);
+- ``variants``: Gage's compression (01), granularity (00, 06), SentencePiece's
+  ``▁``, WordPiece and Unigram (06), timing curves (04);
+- ``ui``: the steppers, token views and figures (``from bpe_lab.ui.widgets
+  import MergeStepper``), in English and Chinese;
+- ``grading``: the learner's self-checks (``from bpe_lab.grading import
+  check``), exercise release and the grader (``bpe-lab release``,
+  ``bpe-lab grade``);
+- ``cli`` and ``bench``: the ``bpe-lab`` command and ``make bench``.
+
+The names below are the stable public API of DESIGN.md.
 """
 
 from bpe_lab.bytelevel.byte_map import bytes_to_unicode, unicode_to_bytes
