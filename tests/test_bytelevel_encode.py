@@ -1,20 +1,64 @@
-"""The three pre-token encoders agree (rank replay, C-speed scan, linked list + heap)."""
+"""The pre-token encoders agree: rank replay (the definition), the C-speed scan
+and the linked list + heap, on bytes and on ids, and ``byte_pair_encode``,
+the one dispatch the Tokenizer uses."""
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.bytelevel.encoders import LONG_PIECE, heap_merges, merge_bytes, replay_merges, scan_merges
+from bpe_lab.bytelevel import encoders
+from bpe_lab.bytelevel.encoders import (
+    LONG_PIECE,
+    MergeTable,
+    byte_pair_encode,
+    heap_merge_ids,
+    heap_merges,
+    replay_merges,
+    scan_merge_ids,
+    scan_merges,
+)
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 
-ENCODERS = [replay_merges, scan_merges, heap_merges, merge_bytes]
+
+class Table:
+    """A merge list in both forms: byte ranks and ``MergeTable`` ids."""
+
+    def __init__(self, ranks, id_of=None):
+        merges = sorted(ranks, key=ranks.get)
+        if id_of is None:  # the bytes, then each new merge result
+            id_of = {bytes([b]): b for b in range(256)}
+            for left, right in merges:
+                id_of.setdefault(left + right, len(id_of))
+        self.ranks = ranks
+        self.ids = MergeTable.from_merges(merges, id_of)
+        self.token_of = {i: token for token, i in id_of.items()}
+
+    def tokens(self, ids):
+        return [self.token_of[i] for i in ids]
+
+    def every_encoding(self, data):
+        """Each encoder's tokens for ``data``, by encoder name."""
+        byte_ids = [self.ids.byte_ids[b] for b in data]
+        got = {encode.__name__: encode(data, self.ranks) for encode in (replay_merges, scan_merges, heap_merges)}
+        for encode in (scan_merge_ids, heap_merge_ids):
+            got[encode.__name__] = self.tokens(encode(list(byte_ids), self.ids.ranks, self.ids.merged))
+        got["byte_pair_encode"] = self.tokens(byte_pair_encode(data, self.ids))
+        return got
 
 
-@lru_cache(maxsize=1)
-def gpt2_ranks():
-    return gpt2_tokenizer().pair_ranks
+@cache
+def gpt2_table():
+    tok = gpt2_tokenizer()
+    return Table(tok.pair_ranks, {token: i for i, token in tok.vocab.items()})
+
+
+def assert_all_agree(table, data):
+    got = table.every_encoding(data)
+    expected = got["replay_merges"]
+    assert b"".join(expected) == data
+    assert {name: expected for name in got} == got
 
 
 @st.composite
@@ -33,44 +77,53 @@ def merge_tables(draw):
 
 
 @settings(max_examples=300)
-@given(ranks=merge_tables(), data=st.binary(max_size=60).map(lambda b: bytes(b"abc"[x % 3] for x in b)))
+@given(ranks=merge_tables(), data=st.binary(max_size=2 * LONG_PIECE).map(lambda b: bytes(b"abc"[x % 3] for x in b)))
 def test_encoders_agree_on_random_merges(ranks, data):
-    expected = replay_merges(data, ranks)
-    assert b"".join(expected) == data
-    for encode in ENCODERS[1:]:
-        assert encode(data, ranks) == expected
+    assert_all_agree(Table(ranks), data)
 
 
 @settings(max_examples=100)
 @given(text=st.text(min_size=1, max_size=40))
 def test_encoders_agree_on_gpt2(text):
-    ranks = gpt2_ranks()
-    data = text.encode("utf-8", "surrogatepass")
-    expected = replay_merges(data, ranks)
-    for encode in ENCODERS[1:]:
-        assert encode(data, ranks) == expected
+    assert_all_agree(gpt2_table(), text.encode("utf-8", "surrogatepass"))
 
 
-@pytest.mark.parametrize("data", [b" " * (LONG_PIECE + 300), b"ab" * 400, "🎉".encode() * 100, bytes(range(256)) * 2])
+@pytest.mark.parametrize(
+    "data",
+    [b" " * (LONG_PIECE + 300), b"ab" * 400, "🎉".encode() * 100, bytes(range(256)) * 2, b"x" * LONG_PIECE],
+)
 def test_long_pieces(data):
-    ranks = gpt2_ranks()
-    assert (
-        heap_merges(data, ranks) == scan_merges(data, ranks) == merge_bytes(data, ranks) == replay_merges(data, ranks)
-    )
+    assert_all_agree(gpt2_table(), data)
+
+
+def test_dispatch_scans_up_to_long_piece_and_uses_the_heap_above(monkeypatch):
+    table = gpt2_table()
+    used = []
+    for name in ("scan_merge_ids", "heap_merge_ids"):
+        encoder = getattr(encoders, name)
+        monkeypatch.setattr(encoders, name, lambda *args, e=encoder, n=name: used.append(n) or e(*args))
+    byte_pair_encode(b"a" * LONG_PIECE, table.ids)
+    byte_pair_encode(b"a" * (LONG_PIECE + 1), table.ids)
+    byte_pair_encode(b"a", table.ids)  # one byte: nothing to merge, neither is called
+    assert used == ["scan_merge_ids", "heap_merge_ids"]
+
+
+def test_the_tokenizer_encodes_a_piece_with_byte_pair_encode():
+    tok = gpt2_tokenizer()
+    piece = " antidisestablishmentarianism" + "x" * LONG_PIECE  # one pre-token, longer than LONG_PIECE
+    assert tok.encode_ordinary(piece) == byte_pair_encode(piece.encode(), gpt2_table().ids)
 
 
 def test_leftmost_pair_first_on_ties():
-    ranks = {(b"a", b"a"): 0}
-    for encode in ENCODERS:
-        assert encode(b"aaa", ranks) == [b"aa", b"a"]
-        assert encode(b"aaaa", ranks) == [b"aa", b"aa"]
+    table = Table({(b"a", b"a"): 0})
+    assert set(map(tuple, table.every_encoding(b"aaa").values())) == {(b"aa", b"a")}
+    assert set(map(tuple, table.every_encoding(b"aaaa").values())) == {(b"aa", b"aa")}
 
 
 def test_rank_replay_is_not_longest_match():
     # (a,b) fires first, and no merge joins ab with c: "abc" is in the table's
     # results but is not reached (the example of encode.py, in bytes)
-    ranks = {(b"a", b"b"): 0, (b"b", b"c"): 1, (b"a", b"bc"): 2}
-    for encode in ENCODERS:
-        assert encode(b"abc", ranks) == [b"ab", b"c"]
-        assert encode(b"", ranks) == []
-        assert encode(b"x", ranks) == [b"x"]
+    table = Table({(b"a", b"b"): 0, (b"b", b"c"): 1, (b"a", b"bc"): 2})
+    assert set(map(tuple, table.every_encoding(b"abc").values())) == {(b"ab", b"c")}
+    assert set(map(tuple, table.every_encoding(b"").values())) == {()}
+    assert set(map(tuple, table.every_encoding(b"x").values())) == {(b"x",)}

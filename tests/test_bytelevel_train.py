@@ -5,12 +5,13 @@ import os
 import tempfile
 import warnings
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.bytelevel.train import chunk_bounds, count_pretokens, train_bytelevel
+from bpe_lab.bytelevel.train import START_METHOD, chunk_bounds, count_pretokens, train_bytelevel
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair
 
@@ -30,9 +31,8 @@ def corpus_file(tmp_path):
 
 
 def quietly(*args, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return train_bytelevel(*args, **kwargs)
+    """Train; running out of pairs before ``vocab_size`` is fine here."""
+    return train_bytelevel(*args, on_short="ignore", **kwargs)
 
 
 def reference_counts(text, special_tokens):
@@ -104,12 +104,18 @@ def test_special_tokens_are_never_merged_across(corpus_file):
 
 
 def test_running_out_of_pairs_stops_early_and_warns(corpus_file):
-    with pytest.warns(
-        UserWarning, match=r"vocab_size=300 needs 44 merges but only 1 were possible.*257 entries"
-    ) as record:
-        vocab, merges = train_bytelevel(corpus_file("ab"), 300, [])
+    path = corpus_file("ab")
+    with pytest.warns(UserWarning, match=r"asked for 44 merges \(vocab_size=300\) but only 1 were possible") as record:
+        vocab, merges = train_bytelevel(path, 300, [])
     assert merges == [(b"a", b"b")] and len(vocab) == 257
     assert record[0].filename == __file__
+    with pytest.raises(ValueError, match=r"asked for 44 merges \(vocab_size=300\) but only 1"):
+        train_bytelevel(path, 300, [], on_short="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "ignore" must not warn
+        assert train_bytelevel(path, 300, [], on_short="ignore") == (vocab, merges)
+    with pytest.raises(ValueError, match="unknown on_short 'quiet'"):
+        train_bytelevel(path, 300, [], on_short="quiet")
 
 
 # -- equal to the textbook reference --------------------------------------
@@ -168,7 +174,7 @@ def test_two_workers_give_the_same_result_as_one(corpus_file):
 def test_cuts_fall_before_special_tokens_or_at_safe_spaces(corpus_file):
     path = corpus_file(f"aaaa{EOT}bbbb{EOT}" * 20)
     bounds = chunk_bounds(path, [EOT], 20)
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     assert len(bounds) > 5 and all(data[cut:].startswith(EOT.encode()) for cut in bounds[1:-1])
     # no special token: cut before a space or newline between two ASCII non-spaces
     assert chunk_bounds(corpus_file("word " * 100, "flat.txt"), [], 16) == [
@@ -299,7 +305,18 @@ def test_bad_arguments_are_named(corpus_file, vocab_size, special_tokens, error,
 
 
 def test_bad_workers_and_chunk_size(corpus_file):
-    with pytest.raises(ValueError, match="workers must be a positive int"):
+    with pytest.raises(ValueError, match="workers must be >= 1, got 0"):
         train_bytelevel(corpus_file("some text"), 300, [], workers=0)
-    with pytest.raises(ValueError, match="chunk_bytes must be a positive int"):
+    with pytest.raises(TypeError, match="workers must be an int, got True"):
+        train_bytelevel(corpus_file("some text"), 300, [], workers=True)
+    with pytest.raises(ValueError, match="chunk_bytes must be >= 1, got 0"):
         train_bytelevel(corpus_file("some text"), 300, [], chunk_bytes=0)
+
+
+def test_workers_are_not_forked(corpus_file):
+    """Forking a multi-threaded process can deadlock (Python 3.12+ warns)."""
+    assert START_METHOD in ("forkserver", "spawn")
+    path = corpus_file("some text, some more text\n" * 50)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # 3.12+: "use of fork() may lead to deadlocks"
+        assert train_bytelevel(path, 262, [], workers=2, chunk_bytes=64) == train_bytelevel(path, 262, [], workers=1)

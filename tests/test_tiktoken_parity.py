@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from tokenizer_support import SAMPLES, SPECIAL_SAMPLE, real_text, small_trained_tokenizer, tiktoken_twin
 
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.bytelevel.train import train_bytelevel
 
 TOKENIZERS = {"gpt2": gpt2_tokenizer, "trained": small_trained_tokenizer}
 
@@ -55,6 +57,50 @@ def test_special_tokens(pair):
     assert ids.count(tok.special_ids["<|endoftext|>"]) == 4
 
 
+# (allowed_special, disallowed_special) as tiktoken takes them; None: its default
+KEYWORDS = [
+    ("all", "all"),
+    (set(), ()),
+    ({"<|endoftext|>"}, "all"),
+    ({"<|endoftext|>"}, ()),
+    (None, ()),
+    ("all", None),
+]
+
+
+def keywords(allowed, disallowed):
+    given = {"allowed_special": allowed, "disallowed_special": disallowed}
+    return {key: value for key, value in given.items() if value is not None}
+
+
+@pytest.mark.parametrize("allowed, disallowed", KEYWORDS)
+@pytest.mark.parametrize("text", [SPECIAL_SAMPLE, SAMPLES["english"], "<|endoftext|>", "<|endoftext|" + "> <|endof"])
+def test_allowed_and_disallowed_special_like_tiktoken(pair, allowed, disallowed, text):
+    tok, oracle = pair
+    ours = keywords(allowed, disallowed)
+    theirs = keywords(allowed, disallowed)
+    ours.setdefault("allowed_special", set())  # tiktoken's default, where the keyword is left out
+    assert tok.encode(text, **ours) == oracle.encode(text, **theirs)
+
+
+@pytest.mark.parametrize("allowed, disallowed", [(set(), "all"), (None, None), (None, {"<|endoftext|>"})])
+def test_a_disallowed_special_token_raises_like_tiktoken(pair, allowed, disallowed):
+    tok, oracle = pair
+    theirs = keywords(allowed, disallowed)
+    ours = {"allowed_special": set(), "disallowed_special": "all"} | theirs
+    with pytest.raises(ValueError, match="disallowed special token"):
+        oracle.encode(SPECIAL_SAMPLE, **theirs)
+    with pytest.raises(ValueError, match=r"special token '<\|endoftext\|>' at character 5, which disallowed_special"):
+        tok.encode(SPECIAL_SAMPLE, **ours)
+
+
+@pytest.mark.parametrize("text", [SPECIAL_SAMPLE, real_text()[:5000], ""])
+def test_encode_ordinary_like_tiktoken(pair, text):
+    tok, oracle = pair
+    assert tok.encode_ordinary(text) == oracle.encode_ordinary(text)
+    assert tok.encode_ordinary(text) == tok.encode(text, allowed_special=set(), disallowed_special=())
+
+
 def test_long_pieces_use_the_heap_and_agree(pair):
     tok, oracle = pair
     text = " " * 3000 + "x" + "a" * 700 + "\n" * 500 + "🎉" * 300
@@ -80,16 +126,14 @@ TEXT = st.lists(st.one_of(TRICKY, st.text(ASSIGNED, max_size=8)), max_size=40).m
 def test_hypothesis_text(name, text):
     tok, oracle = tokenizer_and_oracle(name)
     assert tok.encode(text) == oracle.encode(text, allowed_special="all")
+    assert tok.encode_ordinary(text) == oracle.encode_ordinary(text)
 
 
 def test_trained_by_train_bytelevel(tmp_path):
     """A vocabulary from bpe_lab's own trainer, checked against tiktoken."""
-    bytelevel_train = pytest.importorskip("bpe_lab.bytelevel.train", reason="train_bytelevel is not written yet")
-    from bpe_lab.bytelevel.tokenizer import Tokenizer
-
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(real_text() + "".join(SAMPLES.values()), encoding="utf-8")
-    vocab, merges = bytelevel_train.train_bytelevel(corpus, 256 + 1 + 400, ["<|endoftext|>"])
+    vocab, merges = train_bytelevel(corpus, 256 + 1 + 400, ["<|endoftext|>"])
     tok = Tokenizer(vocab, merges, ["<|endoftext|>"])
     oracle = tiktoken_twin(tok)
     text = real_text() + SPECIAL_SAMPLE + "".join(SAMPLES.values())

@@ -1,5 +1,9 @@
 """GPT-2's printable stand-in for every byte.
 
+The first module of the byte-level chapter: what it adds over ``core``
+(whose symbols are characters, always printable) is a way to write a token
+made of arbitrary bytes as text, which ``files.py`` needs.
+
 Byte-level BPE works on the 256 byte values, but GPT-2 stores its vocabulary
 in ``vocab.json`` and ``merges.txt``: text files, one merge per line, the two
 halves separated by a space. Raw bytes do not fit there. A token may hold a

@@ -2,19 +2,22 @@
 listing for people.
 
 A byte-level vocabulary is bytes, and bytes are not text, so both file formats
-write each token with GPT-2's printable stand-in per byte (``bytes_unicode``):
+write each token with GPT-2's printable stand-in per byte (``byte_map.py``):
 ``" the"`` is stored as ``"Ġthe"``. That keeps the files valid UTF-8 JSON and
 text, and keeps ours readable by anyone who knows GPT-2's.
 
-- ``save_tokenizer`` / ``load_tokenizer``: one JSON file with the vocabulary
-  (id -> token), the merges in order, and the special tokens, one entry per
-  line so that an error can name its line; beside it a ``.vocab`` listing
-  with each token as text and the merge that made it.
+- ``write_tokenizer_file`` / ``read_tokenizer_file``: one JSON file with the
+  vocabulary (id -> token), the merges in order, and the special tokens, one
+  entry per line so that an error can name its line; beside it a ``.vocab``
+  listing with each token as text and the merge that made it.
 - ``read_gpt2_files`` / ``write_gpt2_files``: GPT-2's format, as used by
   OpenAI's release and HF tokenizers: ``vocab.json`` maps token -> id,
   ``merges.txt`` holds ``#version: 0.2`` then one ``left right`` per line.
 
-Every reader reports a bad file by path and line number.
+Every reader reports a bad file by path and line number, and checks the
+merges with ``vocab.MergeChecker`` as it reads them. This module reads and
+writes plain data (vocabulary, merges, special tokens), so it sits below
+``tokenizer.py``, whose ``save``, ``load`` and ``from_files`` call it.
 
 >>> render_token(" the\\n".encode())
 ' the\\\\n'
@@ -28,30 +31,36 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bpe_lab.bytelevel.byte_map import printable_to_token, token_to_printable
-from bpe_lab.bytelevel.tokenizer import MergeChecker
+from bpe_lab.bytelevel.vocab import MergeChecker
 from bpe_lab.core.textfile import read_text
-
-if TYPE_CHECKING:
-    from bpe_lab.bytelevel.tokenizer import Tokenizer
 
 __all__ = [
     "FORMAT",
+    "PathLike",
+    "Vocab",
+    "Merges",
     "listing_path",
     "render_token",
-    "save_tokenizer",
-    "load_tokenizer",
+    "write_tokenizer_file",
+    "read_tokenizer_file",
     "read_gpt2_files",
     "write_gpt2_files",
 ]
+
+#: A file name as the readers and writers take it.
+PathLike = str | os.PathLike[str]
+#: id -> token bytes.
+Vocab = dict[int, bytes]
+#: The merge list, in the order it was learned.
+Merges = list[tuple[bytes, bytes]]
 
 FORMAT = "bpe_lab.Tokenizer"
 VERSION = 1
 
 
-def listing_path(path: str | os.PathLike) -> Path:
+def listing_path(path: PathLike) -> Path:
     """Where the human-readable listing of the tokenizer at ``path`` goes."""
     return Path(path).with_suffix(".vocab")
 
@@ -66,17 +75,19 @@ def render_token(token: bytes) -> str:
 # ------------------------------------------------------------- bpe_lab JSON
 
 
-def save_tokenizer(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
-    """Write ``tokenizer`` as JSON at ``path`` and its listing beside it."""
+def write_tokenizer_file(
+    vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], special_tokens: Sequence[str], path: PathLike
+) -> None:
+    """Write a tokenizer's data as JSON at ``path`` and its listing beside it."""
     path = Path(path)
     dump = _json_text
-    vocab_lines = [f"  {dump(str(i))}: {dump(token_to_printable(t))}" for i, t in sorted(tokenizer.vocab.items())]
-    merge_lines = [f"  [{dump(token_to_printable(a))}, {dump(token_to_printable(b))}]" for a, b in tokenizer.merges]
+    vocab_lines = [f"  {dump(str(i))}: {dump(token_to_printable(t))}" for i, t in sorted(vocab.items())]
+    merge_lines = [f"  [{dump(token_to_printable(a))}, {dump(token_to_printable(b))}]" for a, b in merges]
     lines = [
         "{",
         f'"format": {dump(FORMAT)},',
         f'"version": {VERSION},',
-        f'"special_tokens": {dump(tokenizer.special_tokens)},',
+        f'"special_tokens": {dump(list(special_tokens))},',
         '"vocab": {',
         ",\n".join(vocab_lines),
         "},",
@@ -86,21 +97,21 @@ def save_tokenizer(tokenizer: Tokenizer, path: str | os.PathLike) -> None:
         "}",
     ]
     path.write_text("\n".join(line for line in lines if line) + "\n", encoding="utf-8")
-    listing_path(path).write_text(_listing(tokenizer), encoding="utf-8")
+    listing_path(path).write_text(_listing(vocab, merges, special_tokens), encoding="utf-8")
 
 
 def _json_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _listing(tokenizer: Tokenizer) -> str:
-    made_by = {a + b: (a, b) for a, b in tokenizer.merges}
-    special = {tokenizer.vocab[i] for i in tokenizer.special_ids.values()}
+def _listing(vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], special_tokens: Sequence[str]) -> str:
+    made_by = {a + b: (a, b) for a, b in merges}
+    special = {token.encode("utf-8") for token in special_tokens}
     lines = [
-        f"# {len(tokenizer.vocab)} ids, {len(tokenizer.merges)} merges, special tokens {tokenizer.special_tokens}",
+        f"# {len(vocab)} ids, {len(merges)} merges, special tokens {list(special_tokens)}",
         "# id<TAB>token<TAB>how it was made (tokens as text; \\xNN is a byte that is part of a character)",
     ]
-    for token_id, token in sorted(tokenizer.vocab.items()):
+    for token_id, token in sorted(vocab.items()):
         if token in special:
             origin = "special token"
         elif token in made_by:
@@ -112,10 +123,9 @@ def _listing(tokenizer: Tokenizer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def load_tokenizer(path: str | os.PathLike, cls: type | None = None) -> Tokenizer:
-    """Read a tokenizer written by ``save_tokenizer``."""
-    if cls is None:
-        from bpe_lab.bytelevel.tokenizer import Tokenizer as cls
+def read_tokenizer_file(path: PathLike) -> tuple[Vocab, Merges, list[str]]:
+    """Read ``(vocab, merges, special_tokens)`` from a file written by
+    ``write_tokenizer_file``; a bad entry raises ValueError naming its line."""
     text = read_text(path)
     data = _parse_json(text, path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -133,7 +143,7 @@ def load_tokenizer(path: str | os.PathLike, cls: type | None = None) -> Tokenize
             vocab[int(key)] = _token(value)
         except ValueError as err:
             raise ValueError(_where(path, text, json.dumps(key, ensure_ascii=False) + ":") + str(err)) from None
-    merges = []
+    merges: Merges = []
     checker = MergeChecker({token: i for i, token in vocab.items()})
     for number, pair in enumerate(data["merges"]):  # O(number of merges)
         try:
@@ -148,15 +158,16 @@ def load_tokenizer(path: str | os.PathLike, cls: type | None = None) -> Tokenize
             where = _where(path, text, '"merges"', after=number + 1)
             raise ValueError(f"{where}merge {number} {err}") from None
         merges.append(merge)
-    return cls(vocab, merges, data["special_tokens"])
+    specials = data["special_tokens"]
+    if not all(isinstance(token, str) for token in specials):
+        raise ValueError(_where(path, text, '"special_tokens"') + '"special_tokens" must be a list of strings')
+    return vocab, merges, specials
 
 
 # ------------------------------------------------------------- GPT-2 format
 
 
-def read_gpt2_files(
-    vocab_path: str | os.PathLike, merges_path: str | os.PathLike
-) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+def read_gpt2_files(vocab_path: PathLike, merges_path: PathLike) -> tuple[Vocab, Merges]:
     """Read GPT-2's ``vocab.json`` and ``merges.txt`` into ids -> bytes and
     the merge list; any problem raises ValueError naming the file and line."""
     text = read_text(vocab_path)
@@ -179,8 +190,8 @@ def read_gpt2_files(
     return vocab, _read_merges_txt(merges_path, {token: i for i, token in vocab.items()})
 
 
-def _read_merges_txt(path: str | os.PathLike, id_of: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
-    merges: list[tuple[bytes, bytes]] = []
+def _read_merges_txt(path: PathLike, id_of: Mapping[bytes, int]) -> Merges:
+    merges: Merges = []
     checker = MergeChecker(id_of)
     for number, line in enumerate(read_text(path).split("\n"), start=1):  # O(lines)
         line = line.rstrip("\r")
@@ -204,8 +215,8 @@ def _read_merges_txt(path: str | os.PathLike, id_of: Mapping[bytes, int]) -> lis
 def write_gpt2_files(
     vocab: Mapping[int, bytes],
     merges: Sequence[tuple[bytes, bytes]],
-    vocab_path: str | os.PathLike,
-    merges_path: str | os.PathLike,
+    vocab_path: PathLike,
+    merges_path: PathLike,
 ) -> None:
     """Write ``vocab`` and ``merges`` in GPT-2's format (readable by
     ``read_gpt2_files`` and by HF tokenizers' byte-level BPE)."""
@@ -218,17 +229,17 @@ def write_gpt2_files(
 # ----------------------------------------------------------------- helpers
 
 
-def _parse_json(text: str, path: str | os.PathLike) -> object:
+def _parse_json(text: str, path: PathLike) -> object:
     """``json.loads`` whose errors name the file and line, and which refuses
     a key given twice (plain json would silently keep the last one)."""
 
-    def no_duplicates(pairs: list[tuple[str, object]]) -> dict:
-        result: dict = {}
+    def no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        result: dict[str, object] = {}
         for key, value in pairs:
             if key in result:
                 needle = json.dumps(key, ensure_ascii=False) + ":"
                 second = text.find(needle, text.find(needle) + 1)
-                line = f", line {text.count(chr(10), 0, second) + 1}" if second >= 0 else ""
+                line = f", line {_line_of(text, second)}" if second >= 0 else ""
                 raise ValueError(f"{path}{line}: the key {key!r} appears twice")
             result[key] = value
         return result
@@ -236,16 +247,43 @@ def _parse_json(text: str, path: str | os.PathLike) -> object:
     try:
         return json.loads(text, object_pairs_hook=no_duplicates)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{path}, line {err.lineno}: not valid JSON ({err.msg}, column {err.colno})") from None
+        position, message = _json_error(text, err)
+        line = _line_of(text, position)
+        column = position - text.rfind("\n", 0, position)
+        raise ValueError(f"{path}, line {line}: not valid JSON ({message}, column {column})") from None
 
 
-def _where(path: str | os.PathLike, text: str, *needles: str, after: int = 0) -> str:
+def _json_error(text: str, err: json.JSONDecodeError) -> tuple[int, str]:
+    """Where and what the JSON error is, the same on every Python version.
+
+    Python 3.13's json reports a trailing comma (``[1, 2,]``) at the comma, as
+    "Illegal trailing comma"; earlier versions report the ``]`` or ``}`` after
+    it, as "Expecting value" or "Expecting property name". The comma is the
+    mistake, so a closing bracket right after a comma is reported there on
+    every version, with 3.13's words. Lines and columns are then computed
+    from the position here, not taken from ``err``.
+    """
+    position = err.pos
+    if position < len(text) and text[position] in "]}":
+        before = len(text[:position].rstrip())
+        if before and text[before - 1] == ",":
+            kind = "array" if text[position] == "]" else "object"
+            return before - 1, f"Illegal trailing comma before end of {kind}"
+    return position, err.msg
+
+
+def _line_of(text: str, position: int) -> int:
+    """The 1-based line number of ``position`` in ``text``."""
+    return text.count("\n", 0, position) + 1
+
+
+def _where(path: PathLike, text: str, *needles: str, after: int = 0) -> str:
     """``"path, line N: "`` for the first of ``needles`` found in ``text``
     (``after`` lines below it), or ``"path: "`` if none is found."""
     for needle in needles:
         at = text.find(needle)
         if at >= 0:
-            return f"{path}, line {text.count(chr(10), 0, at) + 1 + after}: "
+            return f"{path}, line {_line_of(text, at) + after}: "
     return f"{path}: "
 
 

@@ -1,5 +1,7 @@
 """GPT-2's tokenizer, offline: the real thing, from a file shipped in the package.
 
+What this adds over ``tokenizer.py`` (any vocabulary and merge list): GPT-2's
+own, with ``<|endoftext|>`` (``core.symbols.ENDOFTEXT``) as id 50256.
 OpenAI's GPT-2 vocabulary ships here as ``data/gpt2.tiktoken`` (MIT licence,
 copied from the ``openai-whisper`` source distribution; see
 ``data/gpt2.tiktoken.LICENSE.txt``). That is tiktoken's format: one line per
@@ -12,6 +14,8 @@ the merge. This module does that once and caches it.
 >>> tok = gpt2_tokenizer()
 >>> tok.encode("Hello world<|endoftext|>")
 [15496, 995, 50256]
+>>> tok.encode_ordinary("Hello world<|endoftext|>")   # text a user typed: no id 50256
+[15496, 995, 27, 91, 437, 1659, 5239, 91, 29]
 >>> tok.decode([15496, 995])
 'Hello world'
 """
@@ -27,17 +31,15 @@ from pathlib import Path
 
 from bpe_lab.bytelevel.encoders import scan_merges
 from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.core.symbols import ENDOFTEXT
 from bpe_lab.core.textfile import read_text
 
-__all__ = ["GPT2_RANKS_PATH", "ENDOFTEXT", "gpt2_tokenizer", "load_tiktoken_ranks", "merges_from_ranks"]
+__all__ = ["GPT2_RANKS_PATH", "gpt2_tokenizer", "load_tiktoken_ranks", "merges_from_ranks"]
 
 GPT2_RANKS_PATH = Path(__file__).parents[1] / "data" / "gpt2.tiktoken"
 
-#: GPT-2's only special token; its id is 50256, one past the last rank.
-ENDOFTEXT = "<|endoftext|>"
 
-
-def load_tiktoken_ranks(path: str | os.PathLike) -> dict[bytes, int]:
+def load_tiktoken_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
     """Read a ``.tiktoken`` file into ``{token bytes: rank}``.
 
     A malformed line raises ValueError with its line number.
@@ -96,7 +98,8 @@ def _gpt2_model() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
 
 
 def gpt2_tokenizer() -> Tokenizer:
-    """GPT-2's tokenizer: 50,257 ids, ``<|endoftext|>`` = 50256, no network.
+    """GPT-2's tokenizer: 50,257 ids, ``<|endoftext|>`` (``ENDOFTEXT``, its
+    only special token) = 50256, one past the last rank; no network.
 
     Each call returns a new Tokenizer (with an empty pre-token cache); the
     file is read and the merges recovered only on the first call.
