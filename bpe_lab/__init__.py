@@ -49,6 +49,9 @@ from bpe_lab.core.train import (
     word_to_symbols,
 )
 from bpe_lab.variants.compression import compress, decompress
+from bpe_lab.variants.unigram import Unigram
+from bpe_lab.variants.unigram_train import train_unigram
+from bpe_lab.variants.wordpiece import WordPiece, train_wordpiece
 
 __version__ = "0.1.0"
 
@@ -83,4 +86,8 @@ __all__ = [
     "unicode_to_bytes",
     "Tokenizer",
     "gpt2_tokenizer",
+    "WordPiece",
+    "train_wordpiece",
+    "Unigram",
+    "train_unigram",
 ]

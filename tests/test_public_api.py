@@ -50,6 +50,15 @@ def test_bytelevel_api(tmp_path):
     assert bpe_lab.Tokenizer.load(tmp_path / "tok.json").encode("owow") == [257, 257]
 
 
+def test_variants_api():
+    wp = bpe_lab.train_wordpiece(TEXTBOOK_CORPUS, 25, on_short="raise")
+    assert isinstance(wp, bpe_lab.WordPiece) and wp.encode("lowest")[0] == "low"
+    assert bpe_lab.WordPiece(["[UNK]", "low", "##est"]).encode("lowest") == ["low", "##est"]
+    uni = bpe_lab.Unigram({"\u2581low": -1.0, "est": -1.0, "\u2581": -3.0, **{c: -4.0 for c in "lowest"}})
+    assert uni.encode("lowest") == ["\u2581low", "est"]
+    assert isinstance(bpe_lab.train_unigram(TEXTBOOK_CORPUS, 20), bpe_lab.Unigram)
+
+
 def test_every_exported_name_exists():
     missing = [name for name in bpe_lab.__all__ if not hasattr(bpe_lab, name)]
     assert missing == []
