@@ -22,15 +22,21 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 # The browser test drives JupyterLab in Debian's Chromium (browsers cannot be
-# downloaded by Playwright here). Install it when we may; otherwise that one
-# test skips and says why.
+# downloaded by Playwright here), and Chinese text and emoji need fonts
+# (without them they are empty boxes in the page and in plots). Install what
+# is missing when we may; otherwise that one test skips and says why.
+BROWSER_PACKAGES := $(if $(shell command -v chromium 2>/dev/null),,chromium) \
+  $(if $(shell fc-list 2>/dev/null | grep -i 'cjk'),,fonts-noto-cjk) \
+  $(if $(shell fc-list 2>/dev/null | grep -i 'emoji'),,fonts-noto-color-emoji) \
+  $(if $(shell command -v bwrap 2>/dev/null),,bubblewrap)
+
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@missing="$(strip $(BROWSER_PACKAGES))"; [ -z "$$missing" ] || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Chromium for the browser test (apt-get)"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-	      || echo "could not install Chromium: the browser test will be skipped"; \
-	  else echo "no Chromium found: the browser test will be skipped (apt-get install chromium to run it)"; fi; }
+	    echo "installing $$missing for the browser test (apt-get)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) \
+	      || echo "could not install $$missing: the browser test may be skipped, and CJK or emoji may show as boxes"; \
+	  else echo "missing $$missing: the browser test may be skipped (apt-get install $$missing)"; fi; }
 
 bench: $(STAMP)
 	$(BIN)/bpe-lab bench

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import nbformat
 import pytest
 
 from bpe_lab.core.corpora import DATA_DIR, TEXTBOOK_CORPUS
@@ -77,13 +78,14 @@ def _start(word_freq):
     return {tuple(word) + ("</w>",): freq for word, freq in word_freq.items()}
 
 
-def train(word_freq, num_merges):
-    corpus, merges = _start(word_freq), []
+def train(word_freq, num_merges, *, lexicographic=False, end=("</w>",)):
+    corpus, merges = {tuple(word) + end: freq for word, freq in word_freq.items()}, []
     for _ in range(num_merges):
         counts = count_pairs(corpus)
         if not counts:
             break
-        pair = max(counts, key=counts.get)  # the first of the tied pairs met
+        # the first of the tied pairs met (or, the classic mistake, the greatest)
+        pair = max(counts, key=lambda p: (counts[p], p)) if lexicographic else max(counts, key=counts.get)
         merges.append(pair)
         corpus = {merge_pair(s, pair): f for s, f in corpus.items()}
     return merges
@@ -346,7 +348,7 @@ def _forward_decompress(data, table):
 
 
 def _lexicographic_train(word_freq, num_merges):
-    return train_bpe(word_freq, num_merges, tie_break="lexicographic", on_short="ignore")
+    return train(word_freq, num_merges, lexicographic=True)
 
 
 def _greedy_viterbi(word, logprobs):
@@ -403,7 +405,7 @@ MISTAKES = [
     ),
     (
         check.check_train,
-        lambda wf, n: train_bpe(wf, n, end_of_word=None, on_short="ignore"),
+        lambda wf, n: train(wf, n, end=()),
         "every word ends with the end-of-word marker '</w>'",
     ),
     (check.check_train, lambda wf, n: train(dict.fromkeys(wf, 1), n), "weight every pair by its word's frequency"),
@@ -504,3 +506,29 @@ def test_the_runner_names_the_first_wrong_case_and_its_arguments():
 def test_a_crash_names_the_call_and_the_error():
     with pytest.raises(CheckFailed, match=r"^f\(\[1, 2\]\) raised KeyError: 'k'$"):
         call(lambda xs: {}["k"], "f", [1, 2])
+
+
+# ------------------------------------------- in a notebook: the reason, not a traceback
+
+
+def test_a_failed_check_shows_only_its_one_line_reason_in_a_notebook():
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "from bpe_lab.grading import check\n"
+            "def count_pairs(corpus):\n"
+            "    return {p: 1 for s in corpus for p in zip(s, s[1:])}\n"
+            "check.check_count_pairs(count_pairs)"
+        ),
+        nbformat.v4.new_code_cell(
+            "import bpe_lab\ncheck.check_count_pairs(lambda corpus: bpe_lab.count_pairs(corpus))"
+        ),
+    ]
+    NotebookClient(nb, timeout=60, allow_errors=True, kernel_name="python3").execute()
+    for cell, reason in zip(nb.cells, ["expected 7, got 1", "calls bpe_lab.core.train.count_pairs"]):
+        (error,) = [o for o in cell.outputs if o.output_type == "error"]
+        assert error.ename == "CheckFailed"
+        assert len(error.traceback) == 1 and reason in error.traceback[0], error.traceback
+        assert "runner.py" not in "".join(error.traceback)

@@ -8,8 +8,14 @@ into the learner's exercises:
   module per chapter over one shared runner (``from bpe_lab.grading import
   check``);
 - ``release``: ``solutions/`` -> ``exercises/`` (``bpe-lab release``);
-- ``tasks``: the graded tasks and hidden tests read from a solution;
-- ``sandbox``: runs a submission's cells in its own kernel, with limits;
-- ``grader``, ``report``: scores, the gradebook and the feedback
+- ``answers``, ``guard``: which package functions answer which exercise,
+  and taking them away while a learner's function runs;
+- ``tasks``: the graded tasks, hidden tests and forbidden functions read
+  from a solution;
+- ``sandbox``, ``launch``, ``jail``, ``stubs``: runs a submission's cells in
+  its own kernel, with limits, inside bubblewrap, and on a copy of the
+  package without the answers;
+- ``submissions``, ``judge``, ``grader``, ``report``: reading submissions,
+  judging the kernel's plain data, scores, the gradebook and the feedback
   (``bpe-lab grade``).
 """

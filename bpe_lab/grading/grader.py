@@ -15,6 +15,35 @@ judging it. What a submission can and cannot do, and why:
   ``assert CALL == LITERAL`` statements; the grader runs each CALL in the
   kernel, receives the value's ``repr`` as data, and compares it with LITERAL
   *in the grader process*. Passing requires producing the right values.
+- It may not produce them by calling the package's own answer (``answers``;
+  ``bpe_lab.train_bpe`` for ``train``). Two runs make sure of it:
+
+  1. The first run takes them away in the kernel (``guard`` swaps the code
+     of every forbidden function for a trap, for each hidden call, so every
+     alias, ``importlib``, ``getattr`` and ``sys.modules`` route and every
+     earlier-captured reference falls into it). A trap that fires costs the
+     task its points, with the message naming the function. This is the
+     kernel's word, so it is only believed when it *costs* points.
+  2. A kernel that un-patches the trap (it kept ``__code__`` from an earlier
+     cell), hides its record or forges its report could still return the
+     right values. So every task that passed is run again in a fresh kernel
+     and a fresh folder, where ``bpe_lab`` is a copy whose forbidden
+     functions have no body (``stubs``), the original and its bytecode out
+     of sight (``jail``), with only the hidden calls (the visible checks
+     need the answers). What the first run saved or learned cannot reach
+     the second: no network, no shared folder. The task keeps its points
+     only if the second run's values are right too; a kernel that never
+     had the answer cannot return it, whatever it does to itself.
+
+  Why not a nonce or a "was it called" flag? Both are the kernel's word
+  again: code running in the kernel can read the nonce from the probe and
+  report whatever it likes. Only values the grader checks, computed where
+  the answer does not exist, cannot be forged.
+- The kernels run in bubblewrap (``jail``): the system read-only, only
+  their own folder writable, no network, and neither ``solutions/``, the
+  hidden tests nor the repository visible. Without bubblewrap the grader
+  still runs, and each report says it graded without a sandbox (then a
+  determined submission could read the answers from disk).
 
 ``bpe-lab grade`` (``add_grade_command``) prints the reports and writes the
 gradebook. The names of ``tasks`` and ``report`` that the command line and
@@ -24,22 +53,25 @@ the tests use are importable from here too.
 from __future__ import annotations
 
 import argparse
-import ast
 import asyncio
 import json
-import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import nbformat
 
+from bpe_lab.grading.jail import Confinement, confine, repository
+from bpe_lab.grading.judge import score, short
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells, write_kernelspec
-from bpe_lab.grading.tasks import HiddenCase, Step, Task, assemble, load_tasks, parse_hidden
+from bpe_lab.grading.stubs import package_dir, stub_package
+from bpe_lab.grading.submissions import PathLike, assignment_of, expand, read_solutions, read_submission
+from bpe_lab.grading.tasks import HiddenCase, Step, Task, assemble, load_tasks, parse_hidden, probe_only
 
 __all__ = [
     "Limits",
@@ -57,23 +89,22 @@ __all__ = [
     "add_grade_command",
 ]
 
-_MAX_NOTEBOOK_BYTES = 20 << 20
-
 T = TypeVar("T")
-PathLike = str | os.PathLike[str]
 
 
 # ------------------------------------------------------------ running
 
 
-async def _execute(steps: list[Step], workdir: Path, kernel_dirs: Path, limits: Limits) -> dict[str, Outcome]:
+async def _execute(
+    steps: list[Step], workdir: Path, kernel_dirs: Path, limits: Limits, confinement: Confinement
+) -> dict[str, Outcome]:
     """Run the steps in the sandbox; the outcome of each test by grade_id.
 
     A failed test whose answer cell failed too says so: "NameError: name
     'train' is not defined" is clearer with the SyntaxError that caused it.
     """
     cells = [Cell(step.source, replay=step.role != "test") for step in steps]
-    outcomes = await run_cells(cells, workdir, kernel_dirs, limits)
+    outcomes = await run_cells(cells, workdir, kernel_dirs, limits, confinement)
     results: dict[str, Outcome] = {}
     answer_error = ""
     for step, outcome in zip(steps, outcomes):
@@ -87,120 +118,96 @@ async def _execute(steps: list[Step], workdir: Path, kernel_dirs: Path, limits: 
     return results
 
 
-# ------------------------------------------------------------ scoring
+@dataclass
+class _Grading:
+    """What every submission of one ``grade`` call shares."""
+
+    solutions: dict[str, nbformat.NotebookNode]
+    solutions_dir: Path
+    kernel_dirs: Path
+    limits: Limits
+    override: str | None
+    sandbox: bool | None
+    stubs: dict[tuple[str, ...], Path] = field(default_factory=dict)
+
+    def stubbed(self, forbid: tuple[str, ...]) -> Path:
+        """The package copy without ``forbid``'s bodies (made once per set)."""
+        if forbid not in self.stubs:
+            folder = Path(tempfile.mkdtemp(prefix="stubs-", dir=self.kernel_dirs.parent))
+            self.stubs[forbid] = stub_package(forbid, folder)
+        return self.stubs[forbid]
 
 
-def _short(text: str, limit: int = 300) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _judge(task: Task, probes: list[Any]) -> str:
-    """ "" if every hidden case returned its literal, else why not."""
-    if len(probes) != 1 or not isinstance(probes[0], list) or len(probes[0]) != len(task.cases):
-        return "the hidden tests did not report back (was the test cell tampered with?)"
-    for number, (case, result) in enumerate(zip(task.cases, probes[0]), start=1):
-        if not isinstance(result, dict):
-            return "the hidden tests reported garbage"
-        call = _short(case.call, 120)
-        if "error" in result:
-            hint = " (not written yet?)" if str(result["error"]).startswith("NotImplementedError") else ""
-            return f"hidden test {number}: {call} raised {result['error']}{hint}"
-        try:
-            value = ast.literal_eval(str(result.get("repr")))
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            shown = _short(str(result.get("repr")), 120)
-            return f"hidden test {number}: {call} returned {shown}, which is not a plain value"
-        if value != case.expected or type(value) is not type(case.expected):
-            got, expected = _short(repr(value), 150), _short(repr(case.expected), 150)
-            return f"hidden test {number}: {call} returned {got}, expected {expected}"
-    return ""
-
-
-def _score(task: Task, outcome: Outcome | None) -> TaskResult:
-    if outcome is None:
-        return TaskResult(task.grade_id, 0, task.points, "not run: the notebook stopped before this task")
-    message = outcome.error if outcome.status != "ok" else _judge(task, outcome.results) if task.cases else ""
-    return TaskResult(task.grade_id, 0 if message else task.points, task.points, _short(message, 500))
-
-
-# ------------------------------------------------------------ notebooks
-
-
-def _read_notebook(text: str) -> nbformat.NotebookNode:
-    """Notebook text as a version 4 notebook."""
-    notebook: nbformat.NotebookNode = nbformat.reads(text, as_version=4)  # type: ignore[no-untyped-call, unused-ignore]
-    return notebook
-
-
-def _read_submission(path: Path) -> nbformat.NotebookNode:
-    """The submission as a notebook, or ValueError saying why it is not one."""
-    if path.stat().st_size > _MAX_NOTEBOOK_BYTES:
-        raise ValueError(f"the file is larger than {_MAX_NOTEBOOK_BYTES >> 20} MB")
-    try:
-        nb = _read_notebook(path.read_text(encoding="utf-8"))
-        cells = nb.cells
-        if not isinstance(cells, list) or not all(
-            isinstance(c.get("source"), str) and c.get("cell_type") for c in cells
-        ):
-            raise ValueError("its cells are malformed")
-    except Exception as err:  # noqa: BLE001 - any parse failure means "not a notebook"
-        raise ValueError(f"not a readable notebook ({type(err).__name__}: {_short(str(err), 150)})") from None
-    return nb
-
-
-def _assignment(path: Path, nb: nbformat.NotebookNode | None, known: list[str], override: str | None) -> str | None:
-    """Which solution a submission answers: --assignment, the notebook's
-    metadata (written by release), or a known name in the file name."""
-    if override:
-        return override
-    meta = nb.metadata.get("bpe_lab", {}) if nb is not None else {}
-    name = meta.get("assignment") if isinstance(meta, dict) else None
-    if name in known:
-        return str(name)
-    return next((name for name in sorted(known, key=len, reverse=True) if name in path.name), None)
-
-
-def _solutions(solutions_dir: Path) -> dict[str, nbformat.NotebookNode]:
-    paths = sorted(solutions_dir.glob("[0-9][0-9]_*.ipynb"))
-    if not paths:
-        raise ValueError(f"no solution notebooks in {solutions_dir}")
-    return {p.stem: _read_notebook(p.read_text(encoding="utf-8")) for p in paths}
-
-
-async def _grade_one(
-    path: Path, solutions: dict[str, nbformat.NotebookNode], kernel_dirs: Path, limits: Limits, override: str | None
-) -> Report:
+async def _grade_one(path: Path, run: _Grading) -> Report:
     nb, problem = None, ""
     try:
-        nb = _read_submission(path)
+        nb = read_submission(path)
     except (OSError, ValueError) as err:
         problem = str(err)
-    name = _assignment(path, nb, list(solutions), override)
+    name = assignment_of(path, nb, list(run.solutions), run.override)
     report = Report(str(path), name)
-    if name not in solutions:
+    if name not in run.solutions:
         report.error = (
-            problem or f"cannot tell which assignment this is (not one of {', '.join(solutions)}); use --assignment"
+            problem or f"cannot tell which assignment this is (not one of {', '.join(run.solutions)}); use --assignment"
         )
         return report
-    tasks = load_tasks(solutions[name])
+    solution = run.solutions[name]
+    tasks = load_tasks(solution)
     if nb is None:
         report.error = problem
         report.tasks = [TaskResult(t.grade_id, 0, t.points, problem) for t in tasks]
         return report
-    outcomes = await _run_in_tempdir(path, nb, solutions[name], kernel_dirs, limits)
-    report.tasks = [_score(t, outcomes.get(t.grade_id)) for t in tasks]
+    steps = assemble(solution, nb)
+    outcomes, report.sandbox = await _run_in_tempdir(path, nb, steps, run, None)
+    report.tasks = [score(t, outcomes.get(t.grade_id)) for t in tasks]
+    await _recheck(path, nb, steps, tasks, report, run)
     return report
 
 
+async def _recheck(
+    path: Path, nb: nbformat.NotebookNode, steps: list[Step], tasks: list[Task], report: Report, run: _Grading
+) -> None:
+    """Run the tasks that passed again where their forbidden functions have
+    no body (one run per forbidden set); a task keeps its points only if
+    its hidden calls are right there too."""
+    scored = {r.grade_id: i for i, r in enumerate(report.tasks)}
+    groups: dict[tuple[str, ...], list[Task]] = {}
+    for task in tasks:
+        if task.forbid and task.cases and report.tasks[scored[task.grade_id]].points > 0:
+            groups.setdefault(task.forbid, []).append(task)
+    for forbid, group in groups.items():
+        outcomes, _ = await _run_in_tempdir(path, nb, probe_only(steps, group), run, run.stubbed(forbid))
+        for task in group:
+            again = score(task, outcomes.get(task.grade_id))
+            if again.points < task.points:
+                again.message = short(_without_answers(again.message), 500)
+                report.tasks[scored[task.grade_id]] = again
+
+
+def _without_answers(message: str) -> str:
+    """A message from the second run, saying where it comes from (unless it
+    already names the forbidden function)."""
+    if " calls bpe_lab." in message:
+        return message
+    return f"run again without bpe_lab's answers to this notebook: {message}"
+
+
 async def _run_in_tempdir(
-    path: Path, nb: nbformat.NotebookNode, solution: nbformat.NotebookNode, kernel_dirs: Path, limits: Limits
-) -> dict[str, Outcome]:
-    workdir = Path(tempfile.mkdtemp(prefix="bpe-lab-grade-"))
+    path: Path, nb: nbformat.NotebookNode, steps: list[Step], run: _Grading, package: Path | None
+) -> tuple[dict[str, Outcome], str]:
+    """Run ``steps`` in a fresh folder holding only a copy of the notebook;
+    the outcomes and the confinement's note ("" when sandboxed)."""
+    folder = Path(tempfile.mkdtemp(prefix="bpe-lab-grade-"))
     try:
+        workdir = folder / "work"
+        workdir.mkdir()
         nbformat.write(nb, workdir / path.name)  # type: ignore[no-untyped-call, unused-ignore]
-        return await _execute(assemble(solution, nb), workdir, kernel_dirs, limits)
+        home = package_dir()
+        hide = [run.solutions_dir, path.resolve().parent, *filter(None, [repository(home)])]
+        confinement = confine(folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox)
+        return await _execute(steps, workdir, run.kernel_dirs, run.limits, confinement), confinement.note
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def grade(
@@ -210,13 +217,16 @@ def grade(
     limits: Limits | None = None,
     jobs: int = 1,
     assignment: str | None = None,
+    sandbox: bool | None = None,
 ) -> list[Report]:
     """Grade every submission (files, or folders searched for ``*.ipynb``);
     ``jobs`` kernels run at a time, each within ``limits`` (default:
-    ``Limits()``). Reports come back in submission order."""
+    ``Limits()``). ``sandbox``: True requires bubblewrap, False goes
+    without, None (default) uses it where it works. Reports come back in
+    submission order."""
     limits = Limits() if limits is None else limits
-    paths = _expand(submissions)
-    solutions = _solutions(Path(solutions_dir))
+    paths = expand(submissions)
+    solutions = read_solutions(Path(solutions_dir))
     if assignment is not None and assignment not in solutions:
         raise ValueError(f"unknown assignment {assignment!r}; choose one of {', '.join(solutions)}")
 
@@ -225,10 +235,11 @@ def grade(
         spec_root = Path(tempfile.mkdtemp(prefix="bpe-lab-kernel-"))
         try:
             kernel_dirs = write_kernelspec(spec_root, limits)
+            run = _Grading(solutions, Path(solutions_dir).resolve(), kernel_dirs, limits, assignment, sandbox)
 
             async def one(path: Path) -> Report:
                 async with gate:
-                    return await _grade_one(path, solutions, kernel_dirs, limits, assignment)
+                    return await _grade_one(path, run)
 
             return list(await asyncio.gather(*(one(p) for p in paths)))
         finally:
@@ -259,27 +270,19 @@ def grade_notebook(path: PathLike, **kwargs: Any) -> Report:
     return grade([path], **kwargs)[0]
 
 
-def _expand(submissions: list[PathLike]) -> list[Path]:
-    paths: list[Path] = []
-    for item in map(Path, submissions):
-        if item.is_dir():
-            paths.extend(sorted(p for p in item.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts))
-        elif item.exists():
-            paths.append(item)
-        else:
-            raise FileNotFoundError(f"no such submission: {item}")
-    if not paths:
-        raise ValueError("no submissions to grade")
-    return paths
-
-
 # ------------------------------------------------------------ command line
 
 
 def _run(args: argparse.Namespace) -> None:
     limits = Limits(args.cell_timeout, args.timeout, args.memory_mb)
+    sandbox = {"auto": None, "require": True, "off": False}[args.sandbox]
     reports = grade(
-        args.submissions, solutions_dir=args.solutions, limits=limits, jobs=args.jobs, assignment=args.assignment
+        args.submissions,
+        solutions_dir=args.solutions,
+        limits=limits,
+        jobs=args.jobs,
+        assignment=args.assignment,
+        sandbox=sandbox,
     )
     if args.json:
         print(json.dumps([r.to_dict() for r in reports], indent=1))
@@ -311,4 +314,10 @@ def add_grade_command(subparsers: Any) -> None:
         help="address-space limit of each kernel (default: %(default)s)",
     )
     parser.add_argument("--jobs", type=int, default=1, help="kernels to run at once (default: 1)")
+    parser.add_argument(
+        "--sandbox",
+        choices=["auto", "require", "off"],
+        default="auto",
+        help="run kernels in bubblewrap: where it works (auto, the default), always (require) or never (off)",
+    )
     parser.set_defaults(run=_run)

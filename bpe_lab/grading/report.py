@@ -39,12 +39,14 @@ class TaskResult:
 class Report:
     """Everything grading found about one submission; ``error`` is set when
     the submission could not be graded at all (not a notebook, unknown
-    assignment)."""
+    assignment); ``sandbox`` is "" when its kernels ran in the sandbox, else
+    why not ("graded without a sandbox (...)")."""
 
     submission: str
     assignment: str | None
     tasks: list[TaskResult] = field(default_factory=list)
     error: str = ""
+    sandbox: str = ""
 
     @property
     def total(self) -> float:
@@ -81,6 +83,8 @@ def format_report(report: Report) -> str:
     ]
     if report.error:
         lines.append(f"  ! {report.error}")
+    if report.sandbox:
+        lines.append(f"  ! {report.sandbox}")
     for task in report.tasks:
         status = "ok" if not task.message else task.message
         lines.append(f"  {task.grade_id:<34} {task.points:g}/{task.max_points:g}  {status}")

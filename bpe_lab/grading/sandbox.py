@@ -14,8 +14,10 @@ What the grader needs from a kernel, and why each piece is here:
   ``SIGKILL``, out of memory) a new kernel replays the replayable cells that
   had worked, and the run continues with the next cell.
 
-This isolates honest mistakes; it is not a security sandbox against a
-determined attacker (use a container for that).
+- **Walls.** With a ``Confinement`` from ``jail``, the kernel runs inside
+  bubblewrap (no network, the instructor's files hidden, only its own
+  folder writable) and is reached over unix sockets in its folder; with a
+  stubbed ``package``, that copy is imported instead of ``bpe_lab``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+
+from bpe_lab.grading.jail import Confinement
 
 __all__ = ["RESULT_MIME", "KERNEL_NAME", "Limits", "Cell", "Outcome", "write_kernelspec", "run_cells"]
 
@@ -70,18 +74,6 @@ class Outcome:
     results: list[Any] = field(default_factory=list)
 
 
-_LAUNCHER = """
-import resource, signal, sys
-memory, fsize = int(sys.argv.pop(1)), int(sys.argv.pop(1))
-resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-from ipykernel.kernelapp import launch_new_instance
-launch_new_instance()
-"""
-
-
 def write_kernelspec(folder: Path, limits: Limits) -> Path:
     """Write a kernelspec whose process limits itself before ipykernel
     starts; return the kernels folder to search."""
@@ -89,8 +81,7 @@ def write_kernelspec(folder: Path, limits: Limits) -> Path:
     spec_dir.mkdir(parents=True)
     argv = [
         sys.executable,
-        "-c",
-        _LAUNCHER,
+        str(Path(__file__).resolve().parent / "launch.py"),
         str(limits.memory_mb << 20),
         str(limits.file_size_mb << 20),
         "-f",
@@ -101,9 +92,13 @@ def write_kernelspec(folder: Path, limits: Limits) -> Path:
     return folder / "kernels"
 
 
-def _kernel_env(workdir: Path) -> dict[str, str]:
+def _kernel_env(workdir: Path, confinement: Confinement) -> dict[str, str]:
     env = dict(os.environ)
     package_root = str(Path(__file__).resolve().parents[2])
+    if confinement.package is not None and not confinement.command:
+        package_root = os.pathsep.join([str(confinement.package.parent), package_root])
+    if confinement.command:
+        env["BPE_LAB_JAIL"] = json.dumps(list(confinement.command))
     env.update(
         HOME=str(workdir),
         IPYTHONDIR=str(workdir / ".ipython"),
@@ -140,8 +135,9 @@ def _client_class() -> Any:
 class _Kernel:
     """One kernel in ``workdir``; stop and start again to restart."""
 
-    def __init__(self, workdir: Path, kernel_dirs: Path, limits: Limits):
+    def __init__(self, workdir: Path, kernel_dirs: Path, limits: Limits, confinement: Confinement):
         self.workdir, self.kernel_dirs, self.limits = workdir, kernel_dirs, limits
+        self.confinement = confinement
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
         self.deadline = time.monotonic() + limits.notebook_timeout
 
@@ -153,13 +149,19 @@ class _Kernel:
         self.client = _client_class()(
             nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60
         )
+        ipc = self.confinement.ipc_dir  # in the sandbox: unix sockets, there is no network
+        name = f"connection-{id(self)}-{time.monotonic_ns()}"
         self.client.km = AsyncKernelManager(
             kernel_name=KERNEL_NAME,
             kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(self.kernel_dirs)]),
-            connection_file=str(self.kernel_dirs / f"connection-{id(self)}-{time.monotonic_ns()}.json"),
+            connection_file=str((ipc or self.kernel_dirs) / f"{name}.json"),
+            **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
         )
         await self.client.async_start_new_kernel(
-            cwd=str(self.workdir), env=_kernel_env(self.workdir), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            cwd=str(self.workdir),
+            env=_kernel_env(self.workdir, self.confinement),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         await self.client.async_start_new_kernel_client()
 
@@ -214,14 +216,17 @@ def _error_text(error: dict[str, Any]) -> str:
     return f"{name}: {value}" if value else name
 
 
-async def run_cells(cells: list[Cell], workdir: Path, kernel_dirs: Path, limits: Limits) -> list[Outcome]:
-    """Run ``cells`` in order in a fresh kernel; one outcome per cell.
+async def run_cells(
+    cells: list[Cell], workdir: Path, kernel_dirs: Path, limits: Limits, confinement: Confinement | None = None
+) -> list[Outcome]:
+    """Run ``cells`` in order in a fresh kernel (confined by ``confinement``,
+    default: not at all); one outcome per cell.
 
     After a timeout or a dead kernel, a new kernel replays the replayable
     cells that had worked and the run goes on (at most a few times). Cells
     never reached get the reason the run stopped.
     """
-    kernel = _Kernel(workdir, kernel_dirs, limits)
+    kernel = _Kernel(workdir, kernel_dirs, limits, confinement or Confinement())
     outcomes: list[Outcome] = []
     replay: list[str] = []
     restarts, stopped = 0, ""

@@ -14,20 +14,39 @@ the result and score it.
 - ``assemble`` takes the submission's cells in its order, but every locked
   cell (setup and tests) from the solution, matched by nbgrader
   ``grade_id``: a submission cannot edit, delete or reorder them away.
+- A task's ``forbid``: the package functions its hidden calls may not reach
+  (``guard``). They are the answers (``answers.ANSWERS``) to every check
+  called in the notebook's test cells, or what a test cell declares in
+  ``"bpe_lab": {"forbid": [...]}``, less its ``"bpe_lab": {"allow": [...]}``.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 import nbformat
 
+from bpe_lab.grading.answers import ANSWERS, forbidden
+from bpe_lab.grading.guard import canonical
 from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN, strip_regions
 from bpe_lab.grading.sandbox import RESULT_MIME
 
-__all__ = ["MAX_REPR", "HiddenCase", "Task", "Step", "nbgrader", "parse_hidden", "load_tasks", "assemble"]
+__all__ = [
+    "MAX_REPR",
+    "HiddenCase",
+    "Task",
+    "Step",
+    "nbgrader",
+    "integrity",
+    "parse_hidden",
+    "load_tasks",
+    "assemble",
+    "probe_only",
+]
 
 #: The longest ``repr`` of a hidden call's value that the kernel sends back.
 MAX_REPR = 100_000
@@ -50,12 +69,48 @@ class Task:
     points: float
     visible: str
     cases: tuple[HiddenCase, ...]
+    name: str = ""
+    forbid: tuple[str, ...] = ()
+    own: tuple[str, ...] = ()
 
 
 def nbgrader(cell: nbformat.NotebookNode) -> dict[str, Any]:
     """A cell's nbgrader metadata ({} when it has none or it is malformed)."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return meta if isinstance(meta, dict) else {}
+
+
+def integrity(cell: nbformat.NotebookNode) -> dict[str, list[str]]:
+    """A test cell's ``"bpe_lab"`` metadata: its ``forbid`` and ``allow`` lists."""
+    meta = cell.get("metadata", {}).get("bpe_lab", {})
+    meta = meta if isinstance(meta, dict) else {}
+    return {key: [str(p) for p in meta.get(key, [])] for key in ("forbid", "allow")}
+
+
+_CHECK_CALL = re.compile(r"\bcheck\.check_(\w+)\s*\(")
+
+
+def _own_answers(grade_id: str, visible: str, declared: list[str]) -> tuple[str, ...]:
+    """The package functions that answer this task: declared, else those of its checks."""
+    if declared:
+        return tuple(dict.fromkeys(canonical(p) for p in declared))
+    names = _CHECK_CALL.findall(visible)
+    if not names or any(n not in ANSWERS for n in names):
+        raise ValueError(
+            f"{grade_id}: cannot tell which package functions answer it (checks: {names or 'none'}); "
+            'declare them in the test cell\'s metadata: "bpe_lab": {"forbid": [...]}'
+        )
+    return forbidden(*names)
+
+
+def _function_name(cases: tuple[HiddenCase, ...]) -> str:
+    """The learner's function the hidden calls test: the name they call most."""
+    names: Counter[str] = Counter()
+    for case in cases:
+        for node in ast.walk(ast.parse(case.call, mode="eval")):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                names[node.func.id] += 1
+    return names.most_common(1)[0][0] if names else "your function"
 
 
 def _hidden_block(source: str) -> str:
@@ -94,19 +149,28 @@ def parse_hidden(block: str) -> tuple[HiddenCase, ...]:
 
 
 def load_tasks(solution: nbformat.NotebookNode) -> list[Task]:
-    """The graded tasks of a solution notebook, in notebook order."""
-    tasks = []
+    """The graded tasks of a solution notebook, in notebook order.
+
+    Each task forbids the answers to every task of the notebook (the learner
+    writes all of them), less what its metadata allows."""
+    found = []
     for cell in solution.cells:
         meta = nbgrader(cell)
         if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
             visible = strip_regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
-            tasks.append(
-                Task(meta["grade_id"], float(meta.get("points", 0)), visible, parse_hidden(_hidden_block(cell.source)))
-            )
-    return tasks
+            cases = parse_hidden(_hidden_block(cell.source))
+            declared = integrity(cell)
+            own = _own_answers(meta["grade_id"], visible, declared["forbid"])
+            allow = {canonical(p) for p in declared["allow"]}
+            found.append((meta["grade_id"], float(meta.get("points", 0)), visible, cases, own, allow))
+    every = tuple(dict.fromkeys(p for *_, own, _ in found for p in own))
+    return [
+        Task(gid, points, visible, cases, _function_name(cases), tuple(p for p in every if p not in allow), own)
+        for gid, points, visible, cases, own, allow in found
+    ]
 
 
-# --------------------------------------------------- building the run
+# -------------------------------------------------- building the run
 
 
 @dataclass(frozen=True)
@@ -122,6 +186,7 @@ class Step:
 PROBE = """
 def __bpe_lab_probe():
     from IPython.display import publish_display_data
+    from bpe_lab.grading.guard import Delegated, guard
     import operator
     def plain(value, depth=0):
         if depth > 50:
@@ -139,22 +204,42 @@ def __bpe_lab_probe():
         return value
     results = []
     for case in [{cases}]:
+        reached = []
         try:
-            results.append({{"repr": repr(plain(case()))[:{limit}]}})
-        except (Exception, SystemExit) as err:
-            results.append({{"error": (type(err).__name__ + (": " + str(err) if str(err) else ""))[:300]}})
+            with guard({forbid!r}) as reached:
+                value = case()
+            results.append({{"repr": repr(plain(value))[:{limit}], "reached": reached}})
+        except (Exception, SystemExit, Delegated) as err:
+            error = (type(err).__name__ + (": " + str(err) if str(err) else ""))[:300]
+            results.append({{"error": error, "reached": reached}})
     publish_display_data({{"{mime}": results}})
 __bpe_lab_probe()
 del __bpe_lab_probe
 """
 
 
-def _test_source(task: Task) -> str:
-    """The visible checks, then the hidden calls reported back as data."""
-    if not task.cases:
-        return task.visible
+def _probe(task: Task) -> str:
+    """The hidden calls, each with the task's forbidden functions guarded,
+    reported back as data."""
     calls = ",\n        ".join(f"lambda: ({case.call})" for case in task.cases)
-    return task.visible + "\n" + PROBE.format(cases=calls, limit=MAX_REPR, mime=RESULT_MIME)
+    return PROBE.format(cases=calls, limit=MAX_REPR, mime=RESULT_MIME, forbid=list(task.forbid))
+
+
+def _test_source(task: Task) -> str:
+    """The visible checks, then the hidden calls."""
+    return task.visible + "\n" + _probe(task) if task.cases else task.visible
+
+
+def probe_only(steps: list[Step], tasks: list[Task]) -> list[Step]:
+    """The same run without the visible checks (they need the package's
+    answers) and with only the hidden calls of ``tasks``: what the grader
+    runs where those answers are not installed at all (see ``grader``)."""
+    wanted = {t.grade_id: t for t in tasks if t.cases}
+    return [
+        Step(_probe(wanted[s.grade_id]), "test", s.grade_id) if s.role == "test" else s
+        for s in steps
+        if s.role != "test" or s.grade_id in wanted
+    ]
 
 
 Locked = dict[str, nbformat.NotebookNode]

@@ -86,7 +86,9 @@ def check_encode_bytelevel(
         expected_shown=lambda expected: short(expected, 100),
         got_limit=100,
     )
-    run_cases("encode", fn, cases, verdict, shown=lambda text, *_: f"{short(text, 60)}, ...")
+    run_cases(
+        "encode", fn, cases, verdict, shown=lambda text, *_: f"{short(text, 60)}, ...", exercise="encode_bytelevel"
+    )
 
 
 def _bytelevel_hint(reference: Tokenizer, text: str, expected: list[int], got: object) -> str:
@@ -141,7 +143,9 @@ def check_decode_bytelevel(
     ]
     verdict = compare(lambda ids, _: reference.decode(ids), _decode_hint, expected_shown=repr)
     cases = [(ids, vocab) for ids in id_lists]
-    run_cases("decode", fn, cases, verdict, shown=lambda ids, _: f"{short(ids, 80)}, vocab")
+    run_cases(
+        "decode", fn, cases, verdict, shown=lambda ids, _: f"{short(ids, 80)}, vocab", exercise="decode_bytelevel"
+    )
 
 
 def _decode_hint(expected: str, got: object, *_: object) -> str:

@@ -4,8 +4,10 @@ The chapter modules next to this one say only what is particular to each
 exercise: its cases, its reference and its hints. This module does the
 rest, the same way for every check:
 
-- ``call`` runs the learner's function on one case and turns "not written
-  yet" (``NotImplementedError``) and crashes into a ``CheckFailed`` hint;
+- ``call`` runs the learner's function on one case, with the package's
+  answers to the chapter's exercises taken away (``guard``), and turns "not
+  written yet" (``NotImplementedError``), a call to the package's answer and
+  crashes into a ``CheckFailed`` hint;
 - ``run_cases`` calls the function on every case with fresh copies of the
   arguments, asks a verdict function whether the answer is right, raises
   ``CheckFailed("<case>: <message>")`` for the first wrong one, and prints
@@ -31,6 +33,8 @@ from typing import Any, NoReturn
 
 from bpe_lab.core.symbols import Corpus
 from bpe_lab.core.train import corpus_from_word_freq
+from bpe_lab.grading.answers import chapter_forbidden, forbidden
+from bpe_lab.grading.guard import Delegated, delegation_message, guard
 
 __all__ = [
     "SEED",
@@ -59,8 +63,13 @@ class CheckFailed(AssertionError):
     """The learner's function disagrees with the package; the message is the hint.
 
     An AssertionError, so a failed check fails the notebook cell (and the
-    graded task) like any failed ``assert``.
+    graded task) like any failed ``assert``. In a notebook it shows as its
+    one-line reason, without the traceback through bpe_lab that led to it.
     """
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows instead of the traceback."""
+        return [f"\x1b[0;31mCheckFailed\x1b[0m: {self}"]
 
 
 def short(value: object, limit: int = 160) -> str:
@@ -69,10 +78,20 @@ def short(value: object, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def call(fn: Callable[..., Any], name: str, *args: Any) -> Any:
-    """Call the learner's function, turning "not written yet" and crashes into hints."""
+def call(fn: Callable[..., Any], name: str, *args: Any, exercise: str | None = None) -> Any:
+    """Call the learner's function with the package's answers to the exercises
+    of ``exercise``'s chapter (default: ``name``'s) guarded, turning "not
+    written yet", a call to one of those answers and crashes into hints."""
+    exercise = name if exercise is None else exercise
+    called: list[str] = []
     try:
-        return fn(*args)
+        with guard(chapter_forbidden(exercise)) as reached:
+            try:
+                result = fn(*args)
+            finally:
+                called = list(reached)
+    except Delegated:
+        called = called or ["bpe_lab"]
     except NotImplementedError:
         raise CheckFailed(
             f"{name} is not written yet: replace `raise NotImplementedError()` in its cell with your code, "
@@ -81,9 +100,14 @@ def call(fn: Callable[..., Any], name: str, *args: Any) -> Any:
     except CheckFailed:
         raise
     except Exception as err:
-        shown = ", ".join(short(a, 60) for a in args)
-        detail = f": {err}" if str(err) else ""
-        raise CheckFailed(f"{name}({shown}) raised {type(err).__name__}{detail}") from err
+        if not called:
+            shown = ", ".join(short(a, 60) for a in args)
+            detail = f": {err}" if str(err) else ""
+            raise CheckFailed(f"{name}({shown}) raised {type(err).__name__}{detail}") from err
+    if called:
+        own = called[0] in forbidden(exercise)
+        raise CheckFailed(delegation_message(name, called[0], own) + " (the grader gives 0 for this task)")
+    return result
 
 
 def fail(case: str, message: str) -> NoReturn:
@@ -123,14 +147,16 @@ def run_cases(
     *,
     shown: Callable[..., str] = _shown,
     count: int | None = None,
+    exercise: str | None = None,
 ) -> None:
     """Call ``fn(*args)`` for each case ``args`` (dicts and lists copied);
     fail at the first case whose ``verdict(got, *args)`` is a message, naming
     it ``name(shown(*args))``; else print that all ``count`` cases (default:
-    the number of cases) agree."""
+    the number of cases) agree. ``exercise`` names the exercise in
+    ``answers`` when it is not ``name``."""
     number = 0
     for args in cases:
-        got = call(fn, name, *(_fresh(a) for a in args))
+        got = call(fn, name, *(_fresh(a) for a in args), exercise=exercise)
         message = verdict(got, *args)
         if message is not None:
             fail(f"{name}({shown(*args)})", message)

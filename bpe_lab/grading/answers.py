@@ -1,0 +1,111 @@
+"""Which package functions answer which exercise.
+
+What this adds over the chapter modules (which compare a learner's function
+with the package's): the list of everything in ``bpe_lab`` that computes an
+exercise's answer, so that a learner's function may not simply call it. A
+task's forbidden functions are its own answers and their close equivalents
+(``encode_word``: also ``apply_merges``, ``encode_text``, the encoder
+stepper's data); a solution's cell metadata can add to them
+(``"bpe_lab": {"forbid": [...]}``) or take helpers out
+(``"bpe_lab": {"allow": ["count_pairs"]}``).
+
+Paths are where a function is defined (``bpe_lab.core.train.count_pairs``,
+not ``bpe_lab.count_pairs``); ``tests/test_grading_integrity.py`` checks
+that each one resolves.
+
+>>> forbidden("count_pairs")
+('bpe_lab.core.train.count_pairs',)
+"""
+
+from __future__ import annotations
+
+__all__ = ["ANSWERS", "CHAPTERS", "forbidden", "chapter_forbidden"]
+
+_TRAIN = "bpe_lab.core.train"
+_ENCODE = "bpe_lab.core.encode"
+_TOKENIZER = "bpe_lab.bytelevel.tokenizer.Tokenizer"
+_ENCODERS = "bpe_lab.bytelevel.encoders"
+_UNIGRAM = "bpe_lab.variants.unigram"
+
+#: exercise (the name its check gives it) -> the package functions that compute it
+ANSWERS: dict[str, tuple[str, ...]] = {
+    # 01 compression
+    "most_frequent_pair": (
+        "bpe_lab.variants.compression._pair_counts",
+        "bpe_lab.variants.compression.compress",
+        "bpe_lab.grading.check.compression.first_round",
+    ),
+    "compress": ("bpe_lab.variants.compression.compress",),
+    "decompress": ("bpe_lab.variants.compression.decompress",),
+    # 02 training
+    "count_pairs": (f"{_TRAIN}.count_pairs",),
+    "merge_pair": (f"{_TRAIN}.merge_symbols",),
+    "train": (
+        f"{_TRAIN}.train_bpe",
+        f"{_TRAIN}.train_trace",
+        f"{_TRAIN}._rounds",
+        f"{_TRAIN}.pick_pair",
+        "bpe_lab.core.train_fast.train_fast",
+        "bpe_lab.core.train_fast.learn_merges",
+    ),
+    "first_mistake": ("bpe_lab.grading.check.training.find_first_mistake", f"{_TRAIN}.train_trace"),
+    # 03 encoding
+    "encode_word": (
+        f"{_ENCODE}.encode_word",
+        f"{_ENCODE}.apply_merges",
+        f"{_ENCODE}.encode_text",
+        f"{_ENCODE}.replay_symbols",
+        "bpe_lab.ui.steps.encode_steps",
+    ),
+    "decode": (f"{_ENCODE}.decode_words",),
+    # 04 complexity (the recount it is held to is chapter 02's, allowed here)
+    "pair_deltas": ("bpe_lab.grading.check.complexity.recount_deltas",),
+    "merge_and_update": ("bpe_lab.core.train_fast._Trainer.merge",),
+    # 05 byte-level
+    "bytes_to_unicode": ("bpe_lab.bytelevel.byte_map.bytes_to_unicode",),
+    "encode_bytelevel": (
+        f"{_TOKENIZER}.encode",
+        f"{_TOKENIZER}.encode_ordinary",
+        f"{_TOKENIZER}.encode_iterable",
+        f"{_TOKENIZER}._encode_piece",
+        f"{_ENCODERS}.replay_merges",
+        f"{_ENCODERS}.scan_merges",
+        f"{_ENCODERS}.heap_merges",
+        f"{_ENCODERS}.byte_pair_encode",
+        f"{_ENCODERS}.scan_merge_ids",
+        f"{_ENCODERS}.heap_merge_ids",
+    ),
+    "decode_bytelevel": (f"{_TOKENIZER}.decode", f"{_TOKENIZER}.decode_bytes"),
+    # 06 variants
+    "longest_match": (f"{_ENCODE}.longest_match", "bpe_lab.variants.wordpiece.WordPiece.encode"),
+    "viterbi": (
+        f"{_UNIGRAM}.viterbi",
+        f"{_UNIGRAM}.Unigram.segment",
+        f"{_UNIGRAM}.Unigram.encode",
+        f"{_UNIGRAM}.Unigram.nbest",
+    ),
+    "sp_decode": ("bpe_lab.variants.sentencepiece.sp_decode", f"{_ENCODE}.decode_words", f"{_UNIGRAM}.Unigram.decode"),
+}
+
+#: the exercises of each chapter's notebook: a learner writes all of them, so
+#: none of them may call the package's answer to another
+CHAPTERS: dict[str, tuple[str, ...]] = {
+    "compression": ("most_frequent_pair", "compress", "decompress"),
+    "training": ("count_pairs", "merge_pair", "train", "first_mistake"),
+    "encoding": ("encode_word", "decode"),
+    "complexity": ("pair_deltas", "merge_and_update"),
+    "bytelevel": ("bytes_to_unicode", "encode_bytelevel", "decode_bytelevel"),
+    "variants": ("longest_match", "viterbi", "sp_decode"),
+}
+
+
+def forbidden(*exercises: str) -> tuple[str, ...]:
+    """The package functions that answer any of ``exercises``, without repeats."""
+    return tuple(dict.fromkeys(path for name in exercises for path in ANSWERS[name]))
+
+
+def chapter_forbidden(exercise: str) -> tuple[str, ...]:
+    """What ``exercise``'s self-check guards: the answers to every exercise of
+    its chapter (nothing for an exercise this module does not know)."""
+    chapter = next((names for names in CHAPTERS.values() if exercise in names), ())
+    return forbidden(*chapter)

@@ -1,0 +1,154 @@
+"""Making the package's own answers unavailable while a learner's code runs.
+
+What this adds over ``answers`` (which package functions answer which
+exercise): taking them away for a moment. ``guard(paths)`` swaps the code
+of each named function for a trap, and puts it back afterwards::
+
+    with guard(["bpe_lab.core.train.count_pairs"]) as reached:
+        learner_function(corpus)   # bpe_lab.count_pairs(...) now raises Delegated
+    reached                        # ["bpe_lab.core.train.count_pairs"] if it was called
+
+Why the *code* and not the name: every alias of a function (``from bpe_lab
+import count_pairs as f``, ``importlib.import_module(...)``, ``getattr``,
+``sys.modules[...]``, ``f = bpe_lab.count_pairs`` in an earlier cell, a bound
+method ``tok.encode``, a ``functools.partial``) is the same function object,
+so replacing ``function.__code__`` reaches all of them at once. Methods are
+patched on their class; ``functools.cache`` wrappers have their cache
+cleared and the function they wrap patched.
+
+The trap records the call (even when the learner catches the exception) and
+raises ``Delegated``, a ``BaseException`` so that ``except Exception`` does
+not swallow it. This runs in the learner's kernel, so it is only the
+kernel's word: the self-checks use it to warn, and the grader uses it to
+*lower* a score and to name the function. Why a score cannot be *raised* by
+undoing it is explained in ``grader``.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import types
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["Delegated", "resolve", "canonical", "guard", "delegation_message"]
+
+
+class Delegated(BaseException):
+    """A learner's code called a package function that its task asks it to
+    write; ``path`` names that function (``bpe_lab.core.train.count_pairs``)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+
+    def __str__(self) -> str:
+        return f"{self.path} is not available here: this task asks you to write it"
+
+
+#: Paths reached while a guard is active (one list per active guard).
+_reached: list[list[str]] = []
+
+
+def _reach(path: str) -> None:
+    """Called by a trap: record ``path`` in every active guard, then raise."""
+    for record in _reached:
+        if path not in record:
+            record.append(path)
+    raise Delegated(path)
+
+
+def resolve(path: str) -> tuple[Any, types.FunctionType, Any]:
+    """``(owner, function, wrapper)`` for a dotted path such as
+    ``bpe_lab.core.train.count_pairs`` or ``bpe_lab.Tokenizer.encode``:
+    the module or class holding it, the plain Python function whose code a
+    guard swaps, and the ``functools`` cache wrapper around it (or None)."""
+    parts = path.split(".")
+    owner: Any = None
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        rest = parts[split:]
+        break
+    else:
+        raise ValueError(f"cannot import any module of {path!r}")
+    value: Any = owner
+    for name in rest:
+        owner = value
+        value = (vars(value) if isinstance(value, type) else {}).get(name, None) or getattr(value, name, None)
+        if value is None:
+            raise ValueError(f"{path!r}: {name!r} not found")
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    if isinstance(value, property) and value.fget is not None:
+        value = value.fget
+    wrapper = value if hasattr(value, "cache_clear") and hasattr(value, "__wrapped__") else None
+    function = value.__wrapped__ if wrapper is not None else value
+    if not isinstance(function, types.FunctionType):
+        raise ValueError(f"{path!r} is not a Python function (got {type(function).__name__})")
+    return owner, function, wrapper
+
+
+def canonical(path: str) -> str:
+    """The path under which a function is defined: ``bpe_lab.count_pairs``
+    -> ``bpe_lab.core.train.count_pairs``; a bare name is looked up in
+    ``bpe_lab`` (``"count_pairs"``)."""
+    function = resolve(path if "." in path else f"bpe_lab.{path}")[1]
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+@functools.cache
+def _trap_code(path: str, freevars: tuple[str, ...]) -> types.CodeType:
+    """A code object that calls ``_reach(path)``, with the free variables of
+    the function it replaces (``__code__`` must keep their number)."""
+    names = ", ".join(freevars) or "None"
+    source = (
+        "def _outer():\n"
+        f"    {' = '.join(freevars) + ' = None' if freevars else 'pass'}\n"
+        "    def trap(*args, **kwargs):\n"
+        f"        ({names},)\n"
+        f"        __import__('bpe_lab.grading.guard', fromlist=['_reach'])._reach({path!r})\n"
+        "    return trap\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<bpe_lab guard: {path}>", "exec"), namespace)  # noqa: S102 - our own template
+    code: types.CodeType = namespace["_outer"]().__code__
+    if code.co_freevars != freevars:
+        raise ValueError(f"cannot trap {path}: free variables {freevars} come out as {code.co_freevars}")
+    return code
+
+
+@contextmanager
+def guard(paths: Iterable[str]) -> Iterator[list[str]]:
+    """While inside, every function in ``paths`` raises ``Delegated`` when
+    called; yields the list of the paths that were called, in order."""
+    swapped: list[tuple[types.FunctionType, types.CodeType]] = []
+    record: list[str] = []
+    try:
+        for path in dict.fromkeys(paths):
+            _, function, wrapper = resolve(path)
+            if wrapper is not None:
+                wrapper.cache_clear()
+            swapped.append((function, function.__code__))
+            function.__code__ = _trap_code(path, function.__code__.co_freevars)
+        _reached.append(record)
+        yield record
+    finally:
+        if record in _reached:
+            _reached.remove(record)
+        for function, code in reversed(swapped):
+            function.__code__ = code
+
+
+def delegation_message(name: str, path: str, own: bool = True) -> str:
+    """The one line that says a learner's function called the package's answer."""
+    if own:
+        return f"{name} calls {path}, which this task asks you to write: write it yourself"
+    return (
+        f"{name} reaches {path} (directly or through one of your functions), "
+        "which another task of this notebook asks you to write: write it yourself"
+    )

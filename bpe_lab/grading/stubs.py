@@ -1,0 +1,94 @@
+"""A copy of the package without the answers: what the grader's second run imports.
+
+What this adds over ``guard`` (which takes the answers away for a moment,
+inside the learner's kernel, where the learner could put them back): a
+``bpe_lab`` in which the answers were never there. ``stub_package(paths,
+target)`` copies the package to ``target`` with the body of every function
+in ``paths`` replaced by ``raise Delegated(path)``; the grader runs the
+submission again on that copy (the sandbox puts it where the package was,
+and hides the original and its ``__pycache__``), so no saved ``__code__``,
+``importlib.reload``, ``inspect.getsource`` or file read can bring them back.
+
+Only the lines of each body change (docstrings stay), so line numbers and
+everything else in the copy are the original's.
+
+>>> source = 'def f(x):\\n    "Doc."\\n    return x + 1\\n\\ndef g():\\n    return 2\\n'
+>>> print(stub_source(source, {"f": "pkg.f"}))
+def f(x):
+    "Doc."
+    raise __import__('bpe_lab.grading.guard', fromlist=['Delegated']).Delegated('pkg.f')
+<BLANKLINE>
+def g():
+    return 2
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+from bpe_lab.grading.guard import resolve
+
+__all__ = ["package_dir", "stub_source", "stub_package"]
+
+
+def package_dir() -> Path:
+    """The folder of the installed ``bpe_lab`` package."""
+    return Path(__file__).resolve().parents[1]
+
+
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Module-level functions and methods by qualified name (``Tokenizer.encode``)."""
+    found: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[node.name] = node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found[f"{node.name}.{item.name}"] = item
+    return found
+
+
+def stub_source(source: str, stubs: dict[str, str]) -> str:
+    """``source`` with the body of each function ``stubs`` names (qualified
+    name -> the path its ``Delegated`` carries) replaced by a raise."""
+    lines = source.splitlines(keepends=True)
+    functions = _functions(ast.parse(source))
+    missing = sorted(set(stubs) - set(functions))
+    if missing:
+        raise ValueError(f"no function {', '.join(missing)} to stub")
+    # from the bottom up, so earlier line numbers stay right
+    for qualname in sorted(stubs, key=lambda q: -functions[q].lineno):
+        node = functions[qualname]
+        body = node.body
+        has_doc = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
+        first = body[1] if has_doc and len(body) > 1 else body[0]
+        if has_doc and len(body) == 1 or first.lineno == node.lineno:
+            raise ValueError(f"{qualname}: cannot stub a function whose body is only a docstring or on its def line")
+        start, end = first.lineno - 1, body[-1].end_lineno or first.lineno
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        path = stubs[qualname]
+        lines[start:end] = [
+            f"{indent}raise __import__('bpe_lab.grading.guard', fromlist=['Delegated']).Delegated({path!r})\n"
+        ]
+    return "".join(lines)
+
+
+def stub_package(paths: list[str] | tuple[str, ...], target: Path) -> Path:
+    """Copy the package into ``target/bpe_lab`` (no ``__pycache__``) with the
+    functions in ``paths`` stubbed; return the copy's folder."""
+    source_dir = package_dir()
+    by_file: dict[Path, dict[str, str]] = defaultdict(dict)
+    for path in paths:
+        function = resolve(path)[1]
+        by_file[Path(function.__code__.co_filename).resolve()][function.__qualname__] = path
+    copy = target / "bpe_lab"
+    shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for file, stubs in by_file.items():
+        relative = file.relative_to(source_dir)
+        (copy / relative).write_text(stub_source(file.read_text(encoding="utf-8"), stubs), encoding="utf-8")
+    return copy

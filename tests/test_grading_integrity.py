@@ -1,0 +1,347 @@
+"""No task can be passed by calling the package's own answer.
+
+For every graded task of every solution notebook a delegating answer is
+generated (its solution region replaced by a call to the matching package
+function), through each route a learner might take: a direct import, an
+alias, ``importlib``, ``getattr``, ``sys.modules`` and a reference captured
+in an earlier cell. Every one scores 0 on its task with the function named;
+the other tasks and the solutions keep full marks. Submissions that undo
+the guard in their own kernel (restore ``__code__``, copy the function,
+re-execute the module's source, reload it) still score 0: the second run
+has no answer to find. One grading run (two kernels at a time) serves all.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import bpe_lab
+from bpe_lab.grading import check
+from bpe_lab.grading.answers import ANSWERS, CHAPTERS
+from bpe_lab.grading.check import CheckFailed
+from bpe_lab.grading.grader import Limits, grade, load_tasks
+from bpe_lab.grading.guard import Delegated, canonical, guard
+from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
+from bpe_lab.grading.stubs import stub_package
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+LIMITS = Limits(cell_timeout=30, notebook_timeout=180, memory_mb=1536)
+
+# answer cell -> (module, attribute, body with {f} for the reference to module.attribute)
+DELEGATIONS = {
+    "01_compression_most_frequent_pair_answer": (
+        "bpe_lab.variants.compression",
+        "compress",
+        "r = {f}(data, max_rounds=1).rounds[0]\n    return (r.pair, r.count)",
+    ),
+    "01_compression_compress_answer": (
+        "bpe_lab.variants.compression",
+        "compress",
+        "c = {f}(data)\n    return c.data, dict(c.table)",
+    ),
+    "01_compression_decompress_answer": (
+        "bpe_lab.variants.compression",
+        "decompress",
+        "from bpe_lab.variants.compression import Compressed\n    return {f}(Compressed(packed, table, (), 0))",
+    ),
+    "02_training_count_pairs_answer": ("bpe_lab.core.train", "count_pairs", "return {f}(corpus)"),
+    "02_training_merge_pair_answer": ("bpe_lab.core.train", "merge_symbols", "return {f}(symbols, pair)"),
+    "02_training_train_answer": ("bpe_lab.core.train", "train_bpe", "return {f}(word_freq, num_merges)"),
+    "02_training_first_mistake_answer": (
+        "bpe_lab.grading.check.training",
+        "find_first_mistake",
+        "m = {f}(word_freq, trace)\n    return None if m is None else (m.round, m.expected_pair, m.expected_count)",
+    ),
+    "03_encoding_encode_word_answer": ("bpe_lab.core.encode", "encode_word", "return {f}(word, merges)"),
+    "03_encoding_decode_answer": ("bpe_lab.core.encode", "decode_words", "return {f}(symbols)"),
+    "04_complexity_pair_deltas_answer": (
+        "bpe_lab.grading.check.complexity",
+        "recount_deltas",
+        "return {f}(symbols, pair)",
+    ),
+    "05_bytelevel_bytes_to_unicode_answer": ("bpe_lab.bytelevel.byte_map", "bytes_to_unicode", "return {f}()"),
+    "05_bytelevel_encode_answer": (
+        "bpe_lab.bytelevel.tokenizer",
+        "Tokenizer",
+        "return {f}(vocab, merges, special_tokens).encode(text)",
+    ),
+    "05_bytelevel_decode_answer": (
+        "bpe_lab.bytelevel.tokenizer",
+        "Tokenizer",
+        "return {f}(vocab, merges, special_tokens).decode(ids)",
+    ),
+    "06_variants_longest_match_answer": ("bpe_lab.core.encode", "longest_match", "return {f}(word, merges)"),
+    "06_variants_viterbi_answer": ("bpe_lab.variants.unigram", "viterbi", "return {f}(word, logprobs)[0]"),
+    "06_variants_sp_decode_answer": ("bpe_lab.variants.sentencepiece", "sp_decode", "return {f}(symbols)"),
+}
+#: The one task without a package function to call: merge_and_update's only
+#: shortcut is a full recount with count_pairs, which its notebook allows
+#: (telling an incremental update from a recount needs exercise 04's
+#: instrumentation, not this).
+NO_PACKAGE_ANSWER = {"04_complexity_merge_and_update_answer"}
+
+#: the path each delegation's message names (methods are patched on their class)
+NAMED = {
+    gid: f"{module}.{attr}" + {"encode_answer": ".encode", "decode_answer": ".decode"}.get(gid[13:], "")
+    if attr == "Tokenizer"
+    else canonical(f"{module}.{attr}")
+    for gid, (module, attr, _) in DELEGATIONS.items()
+}
+
+ROUTES = ("import", "alias", "importlib", "getattr", "sys_modules", "captured")
+
+
+def _route(route: str, module: str, attr: str, key: str) -> tuple[str, str, str]:
+    """(an earlier cell, the lines before the def, the expression) reaching module.attr."""
+    if route == "import":
+        return "", f"import {module}", f"{module}.{attr}"
+    if route == "alias":
+        return "", f"from {module} import {attr} as _reference", "_reference"
+    if route == "importlib":
+        return "", "import importlib", f"importlib.import_module({module!r}).{attr}"
+    if route == "getattr":
+        return "", f"import {module}", f"getattr({module}, {attr!r})"
+    if route == "sys_modules":
+        return "", f"import sys, {module}", f"sys.modules[{module!r}].{attr}"
+    return f"import {module}\n_captured_{key} = {module}.{attr}", "", f"_captured_{key}"
+
+
+def _solution(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+
+
+def _delegating(name: str, route: str) -> nbformat.NotebookNode:
+    """The notebook solved, but every answer with a package function delegated to it by ``route``."""
+    solution = _solution(name)
+    answers = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    nb = release_notebook(solution, name)
+    cells = []
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid in answers:
+            cell.source = answers[gid]
+        if gid in DELEGATIONS:
+            module, attr, body = DELEGATIONS[gid]
+            earlier, before, reference = _route(route, module, attr, gid[:2] + str(len(cells)))
+            head = answers[gid].split(BEGIN_SOLUTION)[0].rstrip().rstrip("#").rstrip()
+            cell.source = "\n".join(filter(None, [before, head, "    " + body.format(f=reference)]))
+            if earlier:
+                cells.append(nbformat.v4.new_code_cell(earlier))
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def _replace_answer(name: str, gid: str, source: str, earlier: str = "") -> nbformat.NotebookNode:
+    solution = _solution(name)
+    nb = release_notebook(solution, name)
+    answers = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    for cell in nb.cells:
+        cid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if cid in answers:
+            cell.source = source if cid == gid else answers[cid]
+    if earlier:
+        first = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+        nb.cells.insert(first + 1, nbformat.v4.new_code_cell(earlier))
+    return nb
+
+
+# Submissions that undo the guard inside their own kernel (02_training, count_pairs).
+COUNT = "02_training_count_pairs_answer"
+UNDOING = {
+    "restores_code": (
+        "import bpe_lab.core.train\n_saved = bpe_lab.core.train.count_pairs.__code__",
+        "import bpe_lab.core.train\n"
+        "def count_pairs(corpus):\n"
+        "    f = bpe_lab.core.train.count_pairs\n"
+        "    f.__code__ = _saved\n"
+        "    return f(corpus)",
+    ),
+    "copies_the_function": (
+        "import types, bpe_lab\n"
+        "_f = bpe_lab.count_pairs\n"
+        "_copy = types.FunctionType(_f.__code__, _f.__globals__, 'copy', _f.__defaults__)",
+        "def count_pairs(corpus):\n    return _copy(corpus)",
+    ),
+    "executes_the_module_source": (
+        "import bpe_lab.core.train\n_ns = {'__name__': 'mine'}\n"
+        "exec(compile(open(bpe_lab.core.train.__file__).read(), 'mine', 'exec'), _ns)",
+        "def count_pairs(corpus):\n    return _ns['count_pairs'](corpus)",
+    ),
+    "reloads_the_module": (
+        "",
+        "import importlib, bpe_lab.core.train\n"
+        "def count_pairs(corpus):\n"
+        "    return importlib.reload(bpe_lab.core.train).count_pairs(corpus)",
+    ),
+    "catches_the_trap_and_forges": (
+        "import bpe_lab.grading.check as _c\n"
+        "for _n in dir(_c):\n"
+        "    if _n.startswith('check_'):\n"
+        "        setattr(_c, _n, lambda *a, **k: None)\n"
+        "import contextlib, bpe_lab.grading.guard as _g\n"
+        "_g.guard = lambda paths: contextlib.nullcontext([])",
+        "import bpe_lab\ndef count_pairs(corpus):\n    return bpe_lab.count_pairs(corpus)",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("delegating")
+    files: dict[tuple[str, str], Path] = {}
+
+    def add(key: tuple[str, str], nb: nbformat.NotebookNode, name: str) -> None:
+        path = folder / "-".join(key) / f"{name}.ipynb"
+        path.parent.mkdir()
+        nbformat.write(nb, path)
+        files[key] = path
+
+    for name in NAMES:
+        add(("solution", name), _solution(name), name)
+        for route in ROUTES:
+            add((route, name), _delegating(name, route), name)
+    for key, (earlier, answer) in UNDOING.items():
+        add((key, "02_training"), _replace_answer("02_training", COUNT, answer, earlier), "02_training")
+    reports = grade(list(files.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
+    return dict(zip(files, reports))
+
+
+def _task(report, gid: str):
+    return next(t for t in report.tasks if t.grade_id == gid.removesuffix("_answer"))
+
+
+def test_every_graded_task_but_one_has_a_delegation_to_test():
+    answers = {
+        c.metadata["nbgrader"]["grade_id"]
+        for name in NAMES
+        for c in _solution(name).cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    assert answers == set(DELEGATIONS) | NO_PACKAGE_ANSWER
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_solutions_keep_full_marks(graded, name):
+    report = graded[("solution", name)]
+    assert report.total == report.max_total > 0, report.tasks
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("name", NAMES)
+def test_a_delegating_answer_scores_zero_and_names_the_function(graded, name, route):
+    report = graded[(route, name)]
+    for gid in (g for g in DELEGATIONS if g.startswith(name)):
+        task = _task(report, gid)
+        assert task.points == 0, (gid, route, task)
+        assert NAMED[gid] in task.message and "asks you to write" in task.message, (gid, route, task.message)
+    if name == "04_complexity":  # merge_and_update calls the learner's pair_deltas, which delegates
+        task = _task(report, "04_complexity_merge_and_update")
+        assert task.points == 0 and "recount_deltas" in task.message and "another task" in task.message, task
+
+
+@pytest.mark.parametrize("key", sorted(UNDOING))
+def test_undoing_the_guard_in_the_kernel_still_scores_zero(graded, key):
+    report = graded[(key, "02_training")]
+    task = _task(report, COUNT)
+    assert task.points == 0, task
+    assert "bpe_lab.core.train.count_pairs" in task.message or "without bpe_lab's answers" in task.message, task
+    assert _task(report, "02_training_merge_pair").points == 2
+
+
+# ------------------------------------------------------------ in-process pieces
+
+
+def test_every_forbidden_path_resolves_where_it_is_defined():
+    for paths in ANSWERS.values():
+        for path in paths:
+            assert canonical(path) == path
+    assert {n for names in CHAPTERS.values() for n in names} == set(ANSWERS)
+
+
+def test_the_guard_catches_every_alias_and_puts_everything_back():
+    import importlib
+    from functools import partial
+
+    from bpe_lab import count_pairs as alias
+
+    corpus = {("a", "b"): 1}
+    captured = bpe_lab.core.train.count_pairs
+    routes = [
+        lambda: alias(corpus),
+        lambda: importlib.import_module("bpe_lab.core.train").count_pairs(corpus),
+        lambda: getattr(bpe_lab, "count_pairs")(corpus),  # noqa: B009 - the route under test
+        lambda: sys.modules["bpe_lab.core.train"].count_pairs(corpus),
+        lambda: captured(corpus),
+        lambda: partial(captured)(corpus),
+    ]
+    for route in routes:
+        with guard(["bpe_lab.count_pairs"]) as reached:
+            with pytest.raises(Delegated):
+                route()
+        assert reached == ["bpe_lab.count_pairs"]
+    assert alias(corpus) == {("a", "b"): 1}
+
+
+def test_the_guard_reaches_cached_functions_and_methods_and_records_a_swallowed_call():
+    with guard(
+        ["bpe_lab.bytelevel.byte_map.bytes_to_unicode", "bpe_lab.bytelevel.tokenizer.Tokenizer.decode"]
+    ) as reached:
+        try:
+            bpe_lab.bytes_to_unicode()
+        except BaseException:  # noqa: BLE001 - a learner who swallows it is still seen
+            pass
+        with pytest.raises(Delegated):
+            bpe_lab.Tokenizer.byte_level().decode([104])
+    assert reached == ["bpe_lab.bytelevel.byte_map.bytes_to_unicode", "bpe_lab.bytelevel.tokenizer.Tokenizer.decode"]
+    assert bpe_lab.bytes_to_unicode()[32] == "Ġ" and bpe_lab.Tokenizer.byte_level().decode([104]) == "h"
+
+
+def test_a_self_check_says_when_the_answer_is_the_packages():
+    with pytest.raises(CheckFailed, match=r"count_pairs calls bpe_lab\.core\.train\.count_pairs, which this task"):
+        check.check_count_pairs(lambda corpus: bpe_lab.count_pairs(corpus))
+    with pytest.raises(CheckFailed, match=r"train reaches bpe_lab\.core\.train\.count_pairs"):
+        check.check_train(lambda wf, n: [max(bpe_lab.count_pairs({tuple(w): 1 for w in wf}))] * n)
+
+
+def test_each_task_forbids_its_notebooks_answers_less_what_it_allows():
+    tasks = {t.grade_id: t for name in NAMES for t in load_tasks(_solution(name))}
+    assert "bpe_lab.core.train.count_pairs" in tasks["02_training_train"].forbid
+    assert "bpe_lab.core.train.count_pairs" not in tasks["04_complexity_pair_deltas"].forbid
+    nb = _solution("02_training")
+    test_cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "02_training_train")
+    test_cell.metadata["bpe_lab"] = {"allow": ["count_pairs"]}
+    train = next(t for t in load_tasks(nb) if t.grade_id == "02_training_train")
+    assert "bpe_lab.core.train.count_pairs" not in train.forbid and "bpe_lab.core.train.train_bpe" in train.forbid
+
+
+def test_the_stubbed_package_has_no_answer_to_find(tmp_path):
+    copy = stub_package(["bpe_lab.core.train.count_pairs", "bpe_lab.bytelevel.tokenizer.Tokenizer.encode"], tmp_path)
+    assert not list(copy.rglob("__pycache__"))
+    code = (
+        "import bpe_lab\n"
+        f"assert bpe_lab.__file__.startswith({str(copy)!r})\n"
+        "for call in (lambda: bpe_lab.count_pairs({}), lambda: bpe_lab.Tokenizer.byte_level().encode('a')):\n"
+        "    try:\n        call()\n    except BaseException as err:\n        print(type(err).__name__)\n"
+        "print(bpe_lab.merge_symbols(('a', 'b'), ('a', 'b')))"
+    )
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["Delegated", "Delegated", "('ab',)"]

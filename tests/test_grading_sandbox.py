@@ -1,0 +1,141 @@
+"""Nothing to read: a submission's kernel runs in bubblewrap.
+
+A spying submission tries, from its kernel, to read the solutions (a copy in
+a temporary folder, and the repository's own), the hidden tests' source and
+the repository's tests, to overwrite the solutions copy, to create a file
+in the grader's home, and to connect to a socket the test opens on
+127.0.0.1. Its encode_word returns one flag per attempt ("1": it worked),
+so the report shows what it got. In the sandbox: nothing. Without one (and
+the report says so), the reads and the connection work, which shows the
+spy would have seen them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import socket
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_lab.grading import jail
+from bpe_lab.grading.grader import Limits, format_report, grade
+from bpe_lab.grading.release import release_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+LIMITS = Limits(cell_timeout=30, notebook_timeout=120, memory_mb=1536)
+
+needs_bwrap = pytest.mark.skipif(
+    jail.bwrap() is None, reason="bubblewrap (bwrap) is not installed or cannot run here: apt-get install bubblewrap"
+)
+
+
+def _digest(folder: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+SPY = """
+import os, socket
+def _try(attempt):
+    try:
+        return "1" if attempt() else "0"
+    except Exception:
+        return "0"
+_flags = [
+    "sol:" + _try(lambda: open({copy!r}).read()),
+    "repo:" + _try(lambda: open({repo_solution!r}).read()),
+    "tests:" + _try(lambda: open({tests!r}).read()),
+    "git:" + _try(lambda: os.listdir({git!r})),
+    "wsol:" + (_try(lambda: open({copy!r}, "w").write("{{}}")) if {writes!r} else "-"),
+    "whome:" + (_try(lambda: open({canary!r}, "w").write("x")) if {writes!r} else "-"),
+    "net:" + _try(lambda: socket.create_connection(("127.0.0.1", {port!r}), timeout=3)),
+]
+def encode_word(word, merges):
+    return list(_flags)
+"""
+
+
+def _spy(copy: Path, canary: Path, port: int, *, writes: bool) -> nbformat.NotebookNode:
+    solution = nbformat.read(SOLUTIONS / "03_encoding.ipynb", as_version=4)
+    nb = release_notebook(solution, "03_encoding")
+    source = SPY.format(
+        copy=str(copy / "03_encoding.ipynb"),
+        repo_solution=str(SOLUTIONS / "03_encoding.ipynb"),
+        tests=str(ROOT / "tests" / "test_grader.py"),
+        git=str(ROOT / ".git"),
+        canary=str(canary),
+        port=port,
+        writes=writes,
+    )
+    solved = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in solution.cells}
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid == "03_encoding_decode_answer":
+            cell.source = solved[gid]
+        if gid == "03_encoding_encode_word_answer":
+            cell.source = source
+    return nb
+
+
+@pytest.fixture
+def spying(tmp_path):
+    copy = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, copy)
+    canary = Path.home() / f".bpe-lab-sandbox-canary-{uuid.uuid4().hex}"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(5)
+    try:
+        yield copy, canary, listener.getsockname()[1]
+    finally:
+        listener.close()
+        canary.unlink(missing_ok=True)
+
+
+def _flags(report) -> str:
+    return next(t.message for t in report.tasks if t.grade_id == "03_encoding_encode_word")
+
+
+@needs_bwrap
+def test_a_sandboxed_kernel_can_read_write_and_connect_to_nothing(spying, tmp_path):
+    copy, canary, port = spying
+    before = _digest(copy)
+    path = tmp_path / "spy" / "03_encoding.ipynb"
+    path.parent.mkdir()
+    nbformat.write(_spy(copy, canary, port, writes=True), path)
+    report = grade([path], solutions_dir=copy, limits=LIMITS, sandbox=True)[0]
+    assert report.sandbox == ""
+    assert "['sol:0', 'repo:0', 'tests:0', 'git:0', 'wsol:0', 'whome:0', 'net:0']" in _flags(report), report.tasks
+    assert _digest(copy) == before and not canary.exists()
+    decode = next(t for t in report.tasks if t.grade_id == "03_encoding_decode")
+    assert decode.points == decode.max_points  # the rest of the notebook runs as usual
+
+
+@needs_bwrap
+def test_solutions_score_full_marks_in_the_sandbox(tmp_path):
+    copy = tmp_path / "solutions"
+    shutil.copytree(SOLUTIONS, copy)
+    paths = [copy / f"{name}.ipynb" for name in ("03_encoding", "05_bytelevel")]
+    for report in grade(paths, solutions_dir=copy, limits=LIMITS, jobs=2, sandbox=True):
+        assert report.sandbox == "" and report.total == report.max_total > 0, report.tasks
+
+
+def test_without_bubblewrap_the_grader_runs_and_says_so(spying, tmp_path, monkeypatch):
+    copy, canary, port = spying
+    monkeypatch.setattr(jail, "bwrap", lambda: None)
+    path = tmp_path / "spy" / "03_encoding.ipynb"
+    path.parent.mkdir()
+    nbformat.write(_spy(copy, canary, port, writes=False), path)
+    report = grade([path], solutions_dir=copy, limits=LIMITS)[0]
+    assert report.sandbox.startswith("graded without a sandbox") and "bubblewrap" in report.sandbox
+    assert "graded without a sandbox" in format_report(report)
+    assert "['sol:1', 'repo:1', 'tests:1'" in _flags(report) and "'net:1'" in _flags(report), report.tasks
+    with pytest.raises(RuntimeError, match="bubblewrap"):
+        grade([path], solutions_dir=copy, limits=LIMITS, sandbox=True)
