@@ -1,0 +1,31 @@
+"""Build hook: put the course (notebooks, exercises) inside the wheel.
+
+Everything else about the package is in pyproject.toml. The notebooks live
+at the top of the repository, outside ``bpe_lab/``, so package data cannot
+reach them; this copies them into ``bpe_lab/course/`` of the build, where
+``bpe_lab.course`` finds them after ``pip install`` (``bpe-lab lab``).
+"""
+
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+COURSE = {"notebooks": ("*.ipynb", "README.md"), "exercises": ("*.ipynb", "README.md")}
+
+
+class build_py_with_course(build_py):  # noqa: N801 - setuptools' naming
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode:  # an editable install reads the course from the repository
+            return
+        root = Path(__file__).resolve().parent
+        for folder, patterns in COURSE.items():
+            target = Path(self.build_lib) / "bpe_lab" / "course" / folder
+            target.mkdir(parents=True, exist_ok=True)
+            for pattern in patterns:
+                for source in sorted((root / folder).glob(pattern)):
+                    self.copy_file(str(source), str(target / source.name))
+
+
+setup(cmdclass={"build_py": build_py_with_course})
