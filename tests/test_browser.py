@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -55,6 +57,20 @@ NOTEBOOK_CELLS = [
     "from bpe_lab.core.corpora import TEXTBOOK_CORPUS\nfrom bpe_lab.ui.widgets import MergeStepper",
     "stepper = MergeStepper(TEXTBOOK_CORPUS, num_merges=5)\nstepper",
 ]
+QUIZ = (
+    "from bpe_lab.ui.checkpoints import Quiz\n"
+    "Quiz('Which pair does round 1 merge?', {'(e, s)': 'met first', '(l, o)': 'only 7', '(s, t)': 'met later'},"
+    " answer='(e, s)', lang=LANG)"
+)
+LIVE_CELLS = [
+    "LANG = 'LANGUAGE'\nfrom bpe_lab.core.corpora import TEXTBOOK_CORPUS\nfrom bpe_lab.ui.widgets import MergeStepper",
+    "MergeStepper(TEXTBOOK_CORPUS, num_merges=5, tie_break='lexicographic', lang=LANG)",
+    QUIZ,
+    "from bpe_lab.ui.plots import pair_counts\nfrom bpe_lab.core.train import train_trace\n"
+    "pair_counts(train_trace({'我们': 3, '早上': 2, '我早': 1}, 1).rounds[0]).axes[0].set_title('符号对计数')",
+]
+#: Committed notebooks opened untrusted, without running them.
+COMMITTED = ["01_compression_origins.ipynb", "02_training.ipynb"]
 
 # The kernel is ready when the notebook's session has a kernel whose socket
 # is connected and which has finished starting (idle), not merely when the
@@ -79,11 +95,37 @@ def _write_json(path: Path, data: dict) -> None:
     path.write_text(json.dumps(data, indent=1))
 
 
-def _write_notebook(path: Path) -> None:
+def _write_notebook(path: Path, cells: list[str] = NOTEBOOK_CELLS) -> None:
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in NOTEBOOK_CELLS]
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nbformat.write(nb, path)
+
+
+def _write_saved_zh(path: Path) -> None:
+    """A notebook whose outputs were saved as a run would save them (the
+    widget's mime bundle, built here in-process), in Chinese: opened, it is
+    untrusted and its widgets have no live model."""
+    import nbformat
+
+    from bpe_lab.core.corpora import TEXTBOOK_CORPUS
+    from bpe_lab.ui.checkpoints import Quiz
+    from bpe_lab.ui.widgets import CompressionStepper, MergeStepper
+
+    shown = [
+        MergeStepper(TEXTBOOK_CORPUS, num_merges=5, lang="zh"),
+        CompressionStepper("ababcababcab", lang="zh"),
+        Quiz("第 1 轮合并哪个符号对？", {"(e, s)": "先出现", "(l, o)": "只有 7 次"}, answer="(e, s)", lang="zh"),
+    ]
+    nb = nbformat.v4.new_notebook()
+    for number, thing in enumerate(shown, 1):
+        cell = nbformat.v4.new_code_cell("# saved output", execution_count=number)
+        cell.outputs = [
+            nbformat.v4.new_output("execute_result", data=thing._repr_mimebundle_(), execution_count=number)
+        ]
+        nb.cells.append(cell)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(nb, path)
 
@@ -189,6 +231,11 @@ def lab(tmp_path_factory) -> Iterator[tuple[str, str]]:
     notebooks = tmp / "notebooks"
     notebooks.mkdir()
     _write_notebook(notebooks / "stepper.ipynb")
+    for lang in ("en", "zh"):
+        _write_notebook(notebooks / f"live_{lang}.ipynb", [cell.replace("LANGUAGE", lang) for cell in LIVE_CELLS])
+    _write_saved_zh(notebooks / "saved_zh.ipynb")
+    for name in COMMITTED:  # copied: a fresh Jupyter data folder has never trusted them
+        shutil.copy(ROOT / "notebooks" / name, notebooks / name)
     port, token = _free_port(), os.urandom(16).hex()
     base, log = f"http://127.0.0.1:{port}", tmp / "jupyterlab.log"
     with open(log, "wb") as out:
@@ -208,20 +255,37 @@ def lab(tmp_path_factory) -> Iterator[tuple[str, str]]:
         _stop(proc, base, token)
 
 
-@pytest.fixture()
-def page(lab):
-    """A headless Chromium page with the stepper notebook open and its kernel connected."""
-    base, token = lab
+@pytest.fixture(scope="module")
+def chromium(lab):
     with sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
         try:
-            page = browser.new_page(viewport={"width": 1360, "height": 900})
-            page.set_default_timeout(40_000)
-            page.goto(f"{base}/lab/tree/stepper.ipynb?reset&token={token}")
-            page.wait_for_function(KERNEL_READY_JS, polling=250)
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+def _open(chromium, lab, name: str, width: int = 1360, kernel: bool = True):
+    """A new page with notebook ``name`` open (and, if ``kernel``, its kernel connected)."""
+    base, token = lab
+    page = chromium.new_page(viewport={"width": width, "height": 900})
+    page.set_default_timeout(40_000)
+    page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
+    if kernel:
+        page.wait_for_function(KERNEL_READY_JS, polling=250)
+    else:
+        page.wait_for_selector(".jp-Notebook .jp-Cell", state="attached")
+    return page
+
+
+@pytest.fixture()
+def page(chromium, lab):
+    """A headless Chromium page with the stepper notebook open and its kernel connected."""
+    page = _open(chromium, lab, "stepper.ipynb")
+    try:
+        yield page
+    finally:
+        page.close()
 
 
 def _rules(page) -> list[tuple[str, str, str]]:
@@ -267,3 +331,118 @@ def _screenshots(page) -> None:
     page.wait_for_selector('body[data-jp-theme-light="false"]', state="attached")
     page.wait_for_timeout(500)  # let the theme's stylesheet apply before the picture
     page.locator(".bpe-stepper").screenshot(path=str(ARTIFACTS / "merge_stepper_dark.png"))
+
+
+# ---------------------------------------------------------------- saved outputs, untrusted
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def test_committed_notebook_reads_right_untrusted(chromium, lab):
+    """Notebook 01 opened without running it: JupyterLab shows the saved
+    HTML of the CompressionStepper with its <style> block stripped (the
+    notebook is not trusted), so only inline styles and real spaces remain."""
+    page = _open(chromium, lab, "01_compression_origins.ipynb", kernel=False)
+    try:
+        view = page.locator(".bpe-compress").first
+        view.wait_for(state="attached")
+        view.scroll_into_view_if_needed()
+        assert page.locator(".jp-OutputArea-output .bpe-compress style").count() == 0  # the sheet is gone
+        assert view.locator(".bpe-counter").inner_text() == "Round 0 of 3"
+        head = view.locator(".bpe-head").inner_text()
+        assert re.search(r"Round 0 of 3\s+12 bytes of data", head), head  # not "Round 0 of 312 bytes"
+        grid = view.locator(".bpe-grid").evaluate("e => getComputedStyle(e).display")
+        assert grid == "flex", "the inline layout did not survive the sanitizer"
+        _shot(page, "untrusted_01_en.png")
+    finally:
+        page.close()
+
+
+def test_saved_chinese_outputs_read_right_untrusted(chromium, lab):
+    page = _open(chromium, lab, "saved_zh.ipynb", kernel=False)
+    try:
+        page.locator(".bpe-merge").first.wait_for(state="attached")
+        assert page.locator(".bpe-merge .bpe-counter").inner_text() == "第 0 轮 / 共 5 轮"
+        assert re.search(r"第 0 轮 / 共 3 轮\s+12 字节数据", page.locator(".bpe-compress .bpe-head").inner_text())
+        checkpoint = page.locator(".bpe-checkpoint")
+        assert "第 1 轮合并哪个符号对？" in checkpoint.inner_text()
+        checkpoint.locator("summary").click()  # <details> opens without a kernel
+        assert "答案：(e, s)。" in checkpoint.inner_text()
+        _shot(page, "untrusted_saved_zh.png")
+    finally:
+        page.close()
+
+
+# ---------------------------------------------------------------- running: layout, checkpoints, languages
+
+
+def _run_all(page) -> None:
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_selector('.bpe-merge[data-round="0"]')
+    page.wait_for_selector(".bpe-checkpoint")
+
+
+def test_layout_at_1024_px_with_the_file_browser_open(chromium, lab):
+    """At 1024 px with the file browser open, the three panels sit side by
+    side (the rules learned do not drop below the fold), and with the
+    lexicographic rule the "merge next" badge stays on one line, so the
+    header keeps its height from round to round."""
+    page = _open(chromium, lab, "live_en.ipynb", width=1024)
+    try:
+        page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+        _run_all(page)
+        view = page.locator(".bpe-merge")
+        view.scroll_into_view_if_needed()
+        _shot(page, "layout_1024_file_browser.png")
+        tops = view.locator(".bpe-panel").evaluate_all("ps => ps.map(p => Math.round(p.getBoundingClientRect().top))")
+        assert len(tops) == 3 and len(set(tops)) == 1, f"panels not in one row: {tops}"
+        next_button = page.get_by_role("button", name="next merge", exact=True)
+        heights = set()
+        for number in range(1, 6):
+            badge = view.locator(".bpe-next")
+            if badge.count():
+                assert badge.evaluate("b => b.getClientRects().length") == 1, "the badge wrapped"
+            heights.add(view.locator(".bpe-head").evaluate("h => Math.round(h.getBoundingClientRect().height)"))
+            next_button.click()
+            page.wait_for_selector(f'.bpe-merge[data-round="{number}"]', timeout=10_000)
+        assert len(heights) == 1, f"the header changes height between rounds: {heights}"
+        freq = view.locator(".bpe-freq").first
+        assert freq.evaluate("f => f.getClientRects().length") == 1  # "× 5" on one line
+        _shot(page, "layout_1024_file_browser_round_5.png")
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_checkpoint_by_mouse_and_keyboard(chromium, lab, lang):
+    words = {
+        "en": ("check", "Not quite. only 7", "Correct. met first"),
+        "zh": ("检查", "不太对。 only 7", "正确。 met first"),
+    }
+    check, wrong, right = words[lang]
+    page = _open(chromium, lab, f"live_{lang}.ipynb")
+    try:
+        _run_all(page)
+        checkpoint = page.locator(".bpe-checkpoint")
+        checkpoint.get_by_role("radio", name="(l, o)").click()  # the mouse
+        checkpoint.get_by_role("button", name=check, exact=True).click()
+        feedback = checkpoint.locator(".bpe-feedback")
+        feedback.wait_for()
+        assert feedback.inner_text() == wrong and feedback.get_attribute("data-state") == "wrong"
+        first = checkpoint.get_by_role("radio", name="(e, s)")
+        first.focus()  # the keyboard: Space picks the focused option, Enter presses the button
+        page.keyboard.press("Space")
+        checkpoint.get_by_role("button", name=check, exact=True).focus()
+        page.keyboard.press("Enter")
+        page.wait_for_selector('.bpe-feedback[data-state="correct"]')
+        assert feedback.inner_text() == right
+        page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+        page.locator(".bpe-merge").scroll_into_view_if_needed()
+        _shot(page, f"running_{lang}.png")
+        checkpoint.scroll_into_view_if_needed()
+        _shot(page, f"running_{lang}_checkpoint.png")
+    finally:
+        page.close()

@@ -130,3 +130,32 @@ def test_plots_are_deterministic_and_leave_no_pyplot_figures(textbook_corpus):
     first_round = train_trace(textbook_corpus, 1).rounds[0]
     assert _png(plots.pair_counts(first_round)) == _png(plots.pair_counts(first_round))
     assert plt.get_fignums() == before
+
+
+# ---------------------------------------------------------------- fonts
+
+
+def test_font_family_puts_installed_cjk_fonts_before_dejavu():
+    family = plots.font_family()
+    assert family[-1] == "DejaVu Sans"
+    assert list(family[:-1]) == [name for name in plots.CJK_FONTS if name in family]  # in CJK_FONTS' order
+
+
+def test_chinese_labels_draw_without_a_missing_glyph_warning():
+    if len(plots.font_family()) == 1:
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk, as `make browser` does)")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing from font(s) DejaVu Sans" would fail here
+        fig = plots.pair_counts({("我", "们"): 3, ("早", "上"): 2, ("。", "</w>"): 5})
+        fig.axes[0].set_title("本轮符号对计数")
+        fig.savefig(io.BytesIO(), format="png")
+        plots.tokens_per_char({"中文": (12, 10), "English": (5, 20)}).savefig(io.BytesIO(), format="png")
+    assert ticks(fig)[0] == "。 </w>"
+
+
+def test_use_fonts_sets_the_default_for_other_plots():
+    with plt.rc_context():
+        plots.use_fonts()
+        assert plt.rcParams["font.family"] == list(plots.font_family())

@@ -21,7 +21,8 @@ from bpe_lab.core.train import train_trace
 from bpe_lab.ui.blocks import pair_starts
 from bpe_lab.ui.labels import LABELS, label, labels
 from bpe_lab.ui.steps import encode_steps
-from bpe_lab.ui.views import compression_round_html, encode_step_html, merge_round_html, tokens_html
+from bpe_lab.ui.tokens import tokens_html
+from bpe_lab.ui.views import compression_round_html, encode_step_html, merge_round_html
 from bpe_lab.ui.widgets import CompressionStepper, EncodeStepper, MergeStepper, show_tokens
 from bpe_lab.variants.compression import decompress
 
@@ -119,14 +120,15 @@ def test_merge_stepper_next_round_by_round(textbook_corpus):
 
 def test_every_occurrence_of_the_pair_is_highlighted(textbook_corpus):
     stepper = MergeStepper(textbook_corpus, num_merges=5)
-    # (e, s) occurs once in newest and once in widest
-    assert [e["text"] for e in find(stepper.html, "bpe-hl")] == ["es", "es"]
+    # (e, s) occurs once in newest and once in widest; the two chips keep a
+    # real space between them, so the pair reads "e s" even without the style sheet
+    assert [e["text"] for e in find(stepper.html, "bpe-hl")] == ["e s", "e s"]
     stepper.go(3)
     # (l, o) in low and lower; the symbol the previous merge made is tinted as new
-    assert [e["text"] for e in find(stepper.html, "bpe-hl")] == ["lo", "lo"]
+    assert [e["text"] for e in find(stepper.html, "bpe-hl")] == ["l o", "l o"]
     corpus = one(stepper.html, "bpe-corpus")
     assert [e["text"] for e in find(stepper.html, "bpe-new")][:2] == ["est</w>", "est</w>"]
-    assert corpus["text"].count("× ") == 4
+    assert corpus["text"].count("×\u00a0") == 4  # a no-break space: "× 3" never splits over two lines
 
 
 def test_buttons_call_the_same_moves(textbook_corpus):
@@ -279,9 +281,9 @@ def test_merge_round_html_shows_the_corpus_before_the_next_merge(textbook_corpus
         ["n", "e", "w", "est", "</w>"],
         ["w", "i", "d", "est", "</w>"],
     ]
-    assert [within(row, "bpe-freq")[0]["text"] for row in rows] == ["× 5", "× 2", "× 6", "× 3"]
+    assert [within(row, "bpe-freq")[0]["text"] for row in rows] == ["×\u00a05", "×\u00a02", "×\u00a06", "×\u00a03"]
     corpus = one(html, "bpe-corpus")
-    assert [e["text"] for e in within(corpus, "bpe-hl")] == ["est</w>", "est</w>"]  # newest, widest
+    assert [e["text"] for e in within(corpus, "bpe-hl")] == ["est </w>", "est </w>"]  # newest, widest
     assert [e["text"] for e in within(corpus, "bpe-new")] == ["est", "est"]  # made by the last merge
     assert one(html, "bpe-vocab")["data-vocab-size"] == "13"  # 10 letters + </w>, es, est
     assert "… +1" in html  # 13 pairs, 12 shown: r </w> (2) is hidden
@@ -502,3 +504,117 @@ def test_show_tokens_with_the_package_tokenizer():
     assert [int(s["data-id"]) for s in spans] == tokenizer.encode(text)
     assert b"".join(bytes.fromhex(s["data-bytes"]) for s in spans) == text.encode("utf-8")
     assert spans[-1]["text"].startswith("<|endoftext|>")
+
+
+# ---------------------------------------------------------------- without the style sheet
+
+_BLOCKS = {"div", "p", "h3", "h4", "li", "tr", "table", "ol", "ul", "details", "summary"}
+
+
+class _BareText(HTMLParser):
+    """The text a browser shows when the ``<style>`` block and every
+    ``style`` attribute are stripped (a forge's renderer): block elements
+    start a new line, table cells are set apart, inline elements run on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        self._in_style = tag == "style"
+        if tag in _BLOCKS:
+            self.parts.append("\n")
+        elif tag in {"td", "th"}:
+            self.parts.append(" | ")
+
+    def handle_endtag(self, tag):
+        if tag == "style":
+            self._in_style = False
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if not self._in_style:
+            self.parts.append(data)
+
+
+def bare_text(html: str) -> list[str]:
+    """The non-empty lines of ``html`` rendered without any CSS."""
+    parser = _BareText()
+    parser.feed(re.sub(r"<style>.*?</style>", "", html, flags=re.S))
+    text = re.sub(r"[ \t\u00a0]+", " ", "".join(parser.parts))
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def test_compression_view_reads_right_without_the_style_sheet():
+    lines = bare_text(CompressionStepper("ababcababcab").html)
+    # the two badges of the header are apart: not "Round 0 of 312 bytes"
+    assert "Round 0 of 3 12 bytes of data + 0 table bytes = 100% of 12" in lines
+    assert "a b a b c a b a b c a b" in lines  # the data as separate bytes
+
+
+def test_merge_view_reads_right_without_the_style_sheet(textbook_corpus):
+    stepper = MergeStepper(textbook_corpus, num_merges=5, tie_break="lexicographic")
+    stepper.go(1)
+    lines = bare_text(stepper.html)
+    assert "Round 1 of 5 vocabulary size: 12 tie-break: greatest (lexicographic) merge next: s t</w>" in lines
+    assert "n e w e s t</w> × 6" in lines  # the chips apart, and "× 6" after a space
+    assert "t </w> → t</w> (9) tie of 3, chosen by “greatest (lexicographic)”" in lines
+
+
+def test_token_view_reads_right_without_the_style_sheet():
+    text = "hello world"
+    lines = bare_text(tokens_html(text, FakeTokenizer()))
+    assert lines[0] == "7 tokens · 11 characters · 11 bytes"  # he, llo, " w", o, r, l, d
+    # each token, then its id, then its bytes, each set apart by a space
+    assert lines[1].startswith("he 256 68 65 llo 257 6c 6c 6f ␣w 258 20 77 o 111 6f")
+
+
+def test_every_layout_rule_is_also_inline(textbook_corpus):
+    html = MergeStepper(textbook_corpus, num_merges=5).html
+    for css_class in ("bpe-head", "bpe-grid", "bpe-panel", "bpe-badge", "bpe-syms", "bpe-sym", "bpe-hl", "bpe-freq"):
+        for element in find(html, css_class):
+            assert element.get("style"), f".{css_class} has no inline style"
+    assert "white-space: nowrap" in one(html, "bpe-next")["style"]  # the badge never wraps
+    assert "flex-wrap: wrap" in one(html, "bpe-grid")["style"]
+
+
+# ---------------------------------------------------------------- compression: button and stopping rule
+
+
+def test_compression_button_says_replacement_and_the_end_says_why():
+    stepper = CompressionStepper(b"aaabdaaabac")
+    assert stepper.next_button.description == "next replacement"
+    assert CompressionStepper("ab", lang="zh").next_button.description == "下一次替换"
+    stepper.go(stepper.total)
+    assert stepper.stopped_by == "no_repeat"
+    done = one(stepper.html, "bpe-done")
+    assert done["data-stop"] == "no_repeat" and done["text"].startswith("No pair occurs twice any more")
+    limited = CompressionStepper("abababab", max_rounds=1)
+    limited.go(1)
+    assert limited.stopped_by == "max_rounds"
+    assert one(limited.html, "bpe-done")["text"] == "The limit of 1 rounds is reached: compression stops."
+    # 255 distinct byte values leave one code: after one replacement none is free
+    full = CompressionStepper(bytes(range(255)) + b"\x00\x01\x00\x01")
+    full.go(full.total)
+    assert full.total == 1 and full.stopped_by == "no_free_byte"
+    assert "256 byte values" in one(full.html, "bpe-done")["text"]
+
+
+# ---------------------------------------------------------------- the featured word of notebook 03
+
+
+def test_nest_is_where_rank_replay_and_longest_match_differ(textbook_corpus):
+    """Notebook 03 features ``nest`` with seven merges trained on the
+    textbook corpus: (e, s), (es, t), (est, </w>), (l, o), (lo, w), then
+    (n, e) 6 and (ne, w) 6. Rank replay joins e s first (rank 0) and ends
+    with n est</w>; longest match takes ne, the longest entry that starts
+    the word, and can never reach est</w>."""
+    merges = train_trace(textbook_corpus, 7).merges
+    assert merges[5:] == [("n", "e"), ("ne", "w")]
+    stepper = EncodeStepper("nest", merges)
+    assert stepper.tokens == ["n", "est</w>"] and stepper.longest == ["ne", "s", "t", "</w>"]
+    html = stepper.html
+    assert any(e.get("data-same") == "false" for e in find(html, "bpe-note"))
+    assert "differs from rank replay" in html

@@ -8,10 +8,13 @@ nothing here knows about training, encoding or compression.
 
 Every function returns an HTML string and escapes the text it is given;
 parameters called ``inner``, ``body``, ``rows``, ``head``, ``panels`` or
-``attrs`` take HTML that is already escaped.
+``attrs`` take HTML that is already escaped. Every element carries its
+inline style from ``css.INLINE``, and neighbouring chips and badges are
+separated by a real space, so a page that strips the style sheet (an
+untrusted notebook, a forge) still reads "l o w </w> × 5", never "low</w>×5".
 
->>> sym("</w>", "bpe-new")
-'<span class="bpe-sym bpe-new">&lt;/w&gt;</span>'
+>>> sym("</w>", "bpe-new")[:31]
+'<span class="bpe-sym bpe-new" s'
 >>> pair_data(("e", "s"))
 'data-left="e" data-right="s"'
 """
@@ -23,7 +26,7 @@ from html import escape
 from typing import TypeVar
 
 from bpe_lab.core.symbols import Pair
-from bpe_lab.ui.css import CSS
+from bpe_lab.ui.css import CSS, style
 
 __all__ = [
     "pair_starts",
@@ -36,6 +39,7 @@ __all__ = [
     "badge",
     "labelled",
     "table",
+    "cell",
     "title",
     "view",
     "check_index",
@@ -72,7 +76,7 @@ def attr(value: object) -> str:
 
 def sym(text: str, extra: str = "") -> str:
     """One symbol as a chip; ``extra`` adds classes (``bpe-new``, ``bpe-diff``)."""
-    return f'<span class="bpe-sym{" " + extra if extra else ""}">{escape(text)}</span>'
+    return f'<span class="bpe-sym{" " + extra if extra else ""}"{style("sym")}>{escape(text)}</span>'
 
 
 def pair_data(pair: Sequence[object]) -> str:
@@ -101,47 +105,60 @@ def chips(
     i = 0
     while i < len(symbols):
         if i in starts:
-            inner = draw(symbols[i]) + draw(symbols[i + 1])
-            parts.append(f'<span class="bpe-hl" {box}>{inner}</span>')
+            inner = draw(symbols[i]) + " " + draw(symbols[i + 1])
+            parts.append(f'<span class="bpe-hl" {box}{style("hl")}>{inner}</span>')
             i += 2
         else:
             parts.append(draw(symbols[i]))
             i += 1
-    return f'<span class="bpe-syms">{"".join(parts)}</span>'
+    return f'<span class="bpe-syms"{style("syms")}>{" ".join(parts)}</span>'
 
 
-def panel(heading: str, body: str, cls: str = "") -> str:
-    """A bordered box with a small heading; the grid lays panels side by side."""
-    return f'<div class="bpe-panel {cls}"><h4>{escape(heading)}</h4>{body}</div>'
+def panel(heading: str, body: str, cls: str = "", basis: int = 190) -> str:
+    """A bordered box with a small heading; the grid lays panels side by
+    side, each at least ``basis`` pixels wide, growing to share the row."""
+    box = style("panel").removesuffix('"') + f'; flex: 1 1 {basis}px"'
+    return f'<div class="bpe-panel {cls}"{box}><h4{style("heading")}>{escape(heading)}</h4>{body}</div>'
 
 
 def badge(inner: str, cls: str = "", attrs: str = "") -> str:
     """A rounded label in the header; ``inner`` is HTML (escape text first)."""
-    return f'<span class="bpe-badge {cls}" {attrs}>{inner}</span>'
+    return f'<span class="bpe-badge {cls}" {attrs}{style("badge")}>{inner}</span> '
 
 
 def labelled(name: str, inner: str, cls: str = "", attrs: str = "") -> str:
     """One line: a faint label, then chips."""
-    return f'<div class="bpe-word {cls}" {attrs}><span class="bpe-freq">{escape(name)}</span>{inner}</div>'
+    name_html = f'<span class="bpe-freq"{style("freq")}>{escape(name)}</span>'
+    return f'<div class="bpe-word {cls}" {attrs}{style("word")}>{name_html} {inner}</div>'
 
 
 def table(headers: Sequence[str], rows: str, numeric: int | None = None) -> str:
     """A table; column ``numeric`` (an index) is right-aligned."""
-    cells = "".join(f"<th{' class=bpe-num' if i == numeric else ''}>{escape(h)}</th>" for i, h in enumerate(headers))
-    return f"<table><tr>{cells}</tr>{rows}</table>"
+    cells = "".join(
+        f'<th class="{"bpe-num" if i == numeric else ""}"{style("num" if i == numeric else "cell")}>{escape(h)}</th>'
+        for i, h in enumerate(headers)
+    )
+    return f"<table{style('table')}><tr>{cells}</tr>{rows}</table>"
+
+
+def cell(inner: str, cls: str = "", numeric: bool = False) -> str:
+    """One table cell; ``inner`` is HTML, ``numeric`` right-aligns it."""
+    classes = " ".join(filter(None, ["bpe-num" if numeric else "", cls]))
+    return f'<td class="{classes}"{style("num" if numeric else "cell")}>{inner}</td>'
 
 
 def title(text: str) -> str:
     """The view's heading."""
-    return f"<h3>{escape(text)}</h3>"
+    return f"<h3{style('title')}>{escape(text)}</h3> "
 
 
 def view(kind: str, lang: str, number: int, total: int, head: str, panels: str, attrs: str = "") -> str:
     """The whole view: the style sheet, then a root element whose data
     attributes say which view and round this is, then header and panels."""
     return (
-        f'{CSS}<div class="bpe-view bpe-{kind}" lang="{lang}" data-round="{number}" data-total="{total}" {attrs}>'
-        f'<div class="bpe-head">{head}</div><div class="bpe-grid">{panels}</div></div>'
+        f'{CSS}<div class="bpe-view bpe-{kind}" lang="{lang}" data-round="{number}" data-total="{total}" {attrs}'
+        f'{style("view")}><div class="bpe-head"{style("head")}>{head}</div>'
+        f'<div class="bpe-grid"{style("grid")}>{panels}</div></div>'
     )
 
 

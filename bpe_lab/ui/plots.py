@@ -15,15 +15,26 @@ panels). The numbers behind each plot come from a small function of their own
 ``tokens_per_char_ratios``) so they can be printed or checked without a
 picture. Nothing random and no timestamps: the same input draws the same
 figure.
+
+Labels may be Chinese (notebooks 05 and 06, ``lang="zh"``). Matplotlib's
+default font, DejaVu Sans, has no Chinese glyphs: it draws boxes and warns
+once per missing glyph. So every plot here draws with ``font_family()``:
+the common CJK fonts that are installed (Noto Sans CJK, Source Han Sans,
+WenQuanYi, PingFang, Microsoft YaHei, SimHei, ...), then DejaVu Sans,
+which matplotlib (3.6 and later) falls back through glyph by glyph.
+``use_fonts()`` sets the same list for the notebook's own pandas plots.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+import functools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -35,6 +46,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "CJK_FONTS",
+    "font_family",
+    "use_fonts",
     "pair_counts",
     "vocab_vs_tokens_points",
     "vocab_vs_tokens",
@@ -50,6 +64,63 @@ WINNER, TIED, OTHER = "#f59e0b", "#fcd34d", "#94a3b8"  # the amber of the widget
 
 #: language -> (number of tokens, number of characters)
 LanguageCounts = Mapping[str, tuple[float, float]]
+
+#: CJK fonts, most common first (Linux, then macOS, then Windows names).
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans CJK JP",
+    "Source Han Sans SC",
+    "Source Han Sans",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Microsoft YaHei",
+    "SimHei",
+    "Arial Unicode MS",
+)
+_CJK_FILES = re.compile(r"(notosanscjk|sourcehansans|wqy|pingfang|msyh|simhei|arialuni)", re.IGNORECASE)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@functools.lru_cache(maxsize=1)
+def font_family() -> tuple[str, ...]:
+    """The installed fonts of ``CJK_FONTS``, in that order, then DejaVu Sans.
+
+    Only installed fonts are listed: a missing one would make matplotlib log
+    "font family not found" on every text. A CJK font installed after
+    matplotlib built its font cache is not in that cache; it is looked for
+    among the system's fonts and added.
+    """
+    known = {font.name for font in font_manager.fontManager.ttflist}
+    if not known & set(CJK_FONTS):
+        for path in font_manager.findSystemFonts():
+            if _CJK_FILES.search(path):
+                try:
+                    font_manager.fontManager.addfont(path)
+                except (OSError, RuntimeError, ValueError):  # a file FreeType cannot read
+                    continue
+        known = {font.name for font in font_manager.fontManager.ttflist}
+    return (*[name for name in CJK_FONTS if name in known], "DejaVu Sans")
+
+
+def use_fonts() -> None:
+    """Make ``font_family()`` the default of every figure (for plots drawn
+    with pandas or pyplot directly, outside this module)."""
+    plt.rcParams["font.family"] = list(font_family())
+
+
+def _fonts(plot: Callable[P, R]) -> Callable[P, R]:
+    """Draw ``plot`` with ``font_family()``: every text it makes keeps it."""
+
+    @functools.wraps(plot)
+    def drawn(*args: P.args, **kwargs: P.kwargs) -> R:
+        with plt.rc_context({"font.family": list(font_family())}):
+            return plot(*args, **kwargs)
+
+    return drawn
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (7, 3.6)) -> Axes:
@@ -78,6 +149,7 @@ def _figure(ax: Axes) -> Figure:
 # ---------------------------------------------------------------- training
 
 
+@_fonts
 def pair_counts(counts: Round | Mapping[Pair, int], *, top: int = 15, ax: Axes | None = None) -> Figure:
     """Bar chart of a round's pair counts, most frequent first.
 
@@ -129,6 +201,7 @@ def vocab_vs_tokens_points(
     return [(base + k, sum(len(s) * f for s, f in corpus.items()) / words) for k, corpus in enumerate(corpora)]
 
 
+@_fonts
 def vocab_vs_tokens(
     source: Trace | Mapping[str, int],
     merges: Sequence[Pair] | None = None,
@@ -161,6 +234,7 @@ def compression_ratios(packed: Compressed) -> list[tuple[float, float]]:
     return [(length / n, (length + 3 * k) / n) for k, length in enumerate(lengths)]
 
 
+@_fonts
 def compression_ratio(packed: Compressed, *, ax: Axes | None = None) -> Figure:
     """How Gage's compression shrinks the data round by round, and what the
     table costs back."""
@@ -202,6 +276,7 @@ def fit_slope(sizes: Sequence[float], seconds: Sequence[float]) -> float:
     return float(slope)
 
 
+@_fonts
 def timing_curves(timings: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, ax: Axes | None = None) -> Figure:
     """Measured times on log-log axes, one series per name, each with its
     fitted power law dashed and its slope in the legend: on log-log axes
@@ -247,6 +322,7 @@ def tokens_per_char_ratios(data: LanguageCounts | pd.DataFrame) -> dict[str, flo
     return ratios
 
 
+@_fonts
 def tokens_per_char(data: LanguageCounts | pd.DataFrame, *, ax: Axes | None = None) -> Figure:
     """Bar chart of tokens per character by language: the same tokenizer can
     cost some languages several times more tokens for the same text."""

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from bpe_lab.core.encode import merge_ranks
 from bpe_lab.core.symbols import END_OF_WORD, Pair
 from bpe_lab.core.train import merge_symbols, word_to_symbols
-from bpe_lab.variants.compression import Compressed
+from bpe_lab.variants.compression import Compressed, decompress
 
-__all__ = ["EncodeStep", "encode_steps", "compression_states"]
+__all__ = ["EncodeStep", "encode_steps", "compression_states", "compression_stop"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +93,22 @@ def compression_states(data: bytes, packed: Compressed) -> list[bytes]:
     if states[-1] != packed.data:
         raise ValueError("packed is not the compression of data")
     return states
+
+
+def compression_stop(packed: Compressed, max_rounds: int | None = None) -> str:
+    """Which of ``compress``'s three stopping rules ended ``packed``:
+    ``"no_free_byte"`` (all 256 byte values are in the data or already
+    codes), ``"max_rounds"`` (the limit it was called with) or
+    ``"no_repeat"`` (no pair occurs twice any more). ``compress`` tests them
+    in that order, and so does this.
+
+    >>> from bpe_lab.variants.compression import compress
+    >>> compression_stop(compress(b"aaabdaaabac")), compression_stop(compress(b"abab", max_rounds=1), 1)
+    ('no_repeat', 'max_rounds')
+    """
+    used = len(set(decompress(packed))) + len(packed.table)  # the input's byte values, and the codes
+    if used >= 256:
+        return "no_free_byte"
+    if max_rounds is not None and len(packed.rounds) >= max_rounds:
+        return "max_rounds"
+    return "no_repeat"

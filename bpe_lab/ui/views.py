@@ -2,10 +2,10 @@
 
 Over ``steps``, which holds the data of every step, this module draws one
 step as HTML, out of ``blocks``' chips, panels and badges: a training round
-(``merge_round_html``), an encoding step (``encode_step_html``), a
-compression round (``compression_round_html``) and a tokenized text
-(``tokens_html``). Nothing here knows about ipywidgets: ``widgets`` only
-wires buttons to a state and puts the string on screen, so the same views
+(``merge_round_html``), an encoding step (``encode_step_html``) and a
+compression round (``compression_round_html``); ``tokens`` draws a
+tokenized text the same way. Nothing here knows about ipywidgets:
+``widgets`` only wires buttons to a state and puts the string on screen, so the same views
 can be tested as text, shown with ``IPython.display.HTML`` or saved into a
 page.
 
@@ -15,7 +15,7 @@ test read the state back without parsing prose.
 
 >>> from bpe_lab.core.train import train_trace
 >>> html = merge_round_html(train_trace({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 5), 3)
->>> 'data-round="3"' in html, html.count('<span class="bpe-hl" data-left="l" data-right="o">')
+>>> 'data-round="3"' in html, html.count('class="bpe-hl" data-left="l" data-right="o"')
 (True, 2)
 """
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Protocol
 
 from bpe_lab.core.encode import vocabulary
 from bpe_lab.core.symbols import Pair
@@ -31,6 +30,7 @@ from bpe_lab.core.train import Round, Trace
 from bpe_lab.ui.blocks import (
     attr,
     badge,
+    cell,
     check_index,
     chips,
     labelled,
@@ -42,17 +42,15 @@ from bpe_lab.ui.blocks import (
     title,
     view,
 )
-from bpe_lab.ui.css import CSS
+from bpe_lab.ui.css import style
 from bpe_lab.ui.labels import labels
-from bpe_lab.ui.steps import EncodeStep
+from bpe_lab.ui.steps import EncodeStep, compression_stop
 from bpe_lab.variants.compression import Compressed, Replacement
 
 __all__ = [
     "merge_round_html",
     "encode_step_html",
     "compression_round_html",
-    "tokens_html",
-    "TokenizerLike",
 ]
 
 #: The labels of one language, from ``labels.labels``.
@@ -66,11 +64,13 @@ def _rule_name(tie_break: str, L: Labels) -> str:
 
 
 def _corpus_panel(corpus: Mapping[tuple[str, ...], int], pair: Pair | None, new: str | None, L: Labels) -> str:
+    freq_style = style("freq")  # "× 3" with a no-break space: it never splits over two lines
     rows = "".join(
-        f'<div class="bpe-word">{chips(symbols, pair, new)}<span class="bpe-freq">× {freq}</span></div>'
+        f'<div class="bpe-word"{style("word")}>{chips(symbols, pair, new)} <span class="bpe-freq"{freq_style}>'
+        f"×\u00a0{freq}</span></div>"
         for symbols, freq in corpus.items()
     )
-    return panel(L["corpus"], f'<div class="bpe-corpus">{rows}</div>', "bpe-corpus-panel")
+    return panel(L["corpus"], f'<div class="bpe-corpus">{rows}</div>', "bpe-corpus-panel", basis=215)
 
 
 def _pair_rows(rnd: Round, max_pairs: int, L: Labels) -> str:
@@ -84,12 +84,13 @@ def _pair_rows(rnd: Round, max_pairs: int, L: Labels) -> str:
         cls, mark = ("bpe-winner", "★ " + L["winner"]) if pair == rnd.pair else ("", "")
         if pair in rnd.ties:
             cls, mark = "bpe-tied", "= " + L["tied"]
+        row_style = style("winner" if cls == "bpe-winner" else "tied") if cls else ""
         rows.append(
-            f'<tr class="{cls}" {pair_data(pair)} data-count="{count}"><td>{chips(pair)}</td>'
-            f'<td class="bpe-num">{count}</td><td class="bpe-mark">{escape(mark)}</td></tr>'
+            f'<tr class="{cls}" {pair_data(pair)} data-count="{count}"{row_style}>{cell(chips(pair))}'
+            f"{cell(str(count), numeric=True)}{cell(escape(mark), 'bpe-mark')}</tr>"
         )
     hidden = len(ranked) - len(rows)
-    more = f'<tr><td colspan="3" class="bpe-mark">… +{hidden}</td></tr>' if hidden else ""
+    more = f'<tr><td colspan="3" class="bpe-mark"{style("mark")}>… +{hidden}</td></tr>' if hidden else ""
     return "".join(rows) + more
 
 
@@ -105,11 +106,12 @@ def _pair_panel(trace: Trace, number: int, max_pairs: int, L: Labels) -> str:
         message = L["done"].format(n=len(trace.rounds))
         if trace.stopped_early:
             message += " " + L["exhausted"]
-        return panel(L["pair_counts"], f'<p class="bpe-done">{escape(message)}</p>')
+        return panel(L["pair_counts"], f'<p class="bpe-done"{style("done")}>{escape(message)}</p>')
     rnd = trace.rounds[number]
     counts = table([L["pair"], L["count"], L["mark"]], _pair_rows(rnd, max_pairs, L), numeric=1)
     rule = attr(trace.tie_break)
-    note = f'<p class="bpe-note bpe-rule-note" data-rule="{rule}">{_tie_note(rnd, trace.tie_break, L)}</p>'
+    note = _tie_note(rnd, trace.tie_break, L)
+    note = f'<p class="bpe-note bpe-rule-note" data-rule="{rule}"{style("note")}>{note}</p>'
     return panel(L["pair_counts"], counts + note, "bpe-pairs-panel")
 
 
@@ -119,18 +121,19 @@ def _merge_item(rnd: Round, tie_break: str, L: Labels) -> str:
     tie = ""
     if rnd.ties:
         chosen = L["chosen_by"].format(n=len(rnd.ties) + 1, rule=_rule_name(tie_break, L))
-        tie = f'<span class="bpe-tie">{escape(chosen)}</span>'
+        tie = f' <span class="bpe-tie"{style("mark")}>{escape(chosen)}</span>'
     attrs = f'{pair_data(rnd.pair)} data-count="{rnd.count}" data-tied="{len(rnd.ties)}" data-rule="{attr(tie_break)}"'
     return (
-        f'<li class="bpe-rule" {attrs}>{chips(rnd.pair)}<span class="bpe-arrow">→</span>'
-        f'{sym(rnd.new_symbol, "bpe-new")} <span class="bpe-freq">({rnd.count})</span>{tie}</li>'
+        f'<li class="bpe-rule" {attrs}{style("rule")}>{chips(rnd.pair)} <span class="bpe-arrow">→</span> '
+        f'{sym(rnd.new_symbol, "bpe-new")} <span class="bpe-freq"{style("freq")}>({rnd.count})</span>{tie}</li>'
     )
 
 
 def _merges_panel(trace: Trace, number: int, L: Labels) -> str:
     items = "".join(_merge_item(r, trace.tie_break, L) for r in trace.rounds[:number])
-    body = f'<ol class="bpe-merges">{items}</ol>' if items else f'<p class="bpe-note">{L["none_yet"]}</p>'
-    return panel(L["merges"], body, "bpe-merges-panel")
+    none = f'<p class="bpe-note"{style("note")}>{escape(L["none_yet"])}</p>'
+    body = f'<ol class="bpe-merges"{style("list")}>{items}</ol>' if items else none
+    return panel(L["merges"], body, "bpe-merges-panel", basis=150)
 
 
 def _merge_head(trace: Trace, number: int, nxt: Pair | None, L: Labels) -> str:
@@ -175,10 +178,11 @@ def _rank_panel(step: EncodeStep, L: Labels) -> str:
     for pair, rank in dict(step.pairs).items():
         best = pair == step.best
         shown = L["no_rule"] if rank is None else str(rank)
+        rank_attr = "" if rank is None else rank
         rows.append(
-            f'<tr class="{"bpe-winner" if best else ""}" {pair_data(pair)} data-rank="{"" if rank is None else rank}">'
-            f'<td>{chips(pair)}</td><td class="bpe-num">{escape(shown)}</td>'
-            f'<td class="bpe-mark">{escape("★ " + L["lowest"] if best else "")}</td></tr>'
+            f'<tr class="{"bpe-winner" if best else ""}" {pair_data(pair)} data-rank="{rank_attr}"'
+            f"{style('winner') if best else ''}>{cell(chips(pair))}{cell(escape(shown), numeric=True)}"
+            f"{cell(escape('★ ' + L['lowest'] if best else ''), 'bpe-mark')}</tr>"
         )
     return panel(L["pairs_now"], table([L["pair"], L["rank"], L["mark"]], "".join(rows), numeric=1))
 
@@ -198,14 +202,15 @@ def _outlined(tokens: Sequence[str], other: Sequence[str]) -> str:
     for token in tokens:
         chips.append(sym(token, "" if (start, start + len(token)) in theirs else "bpe-diff"))
         start += len(token)
-    return f'<span class="bpe-syms">{"".join(chips)}</span>'
+    return f'<span class="bpe-syms"{style("syms")}>{" ".join(chips)}</span>'
 
 
 def _compare_panel(replay: Sequence[str], longest: Sequence[str], L: Labels) -> str:
     """Rank replay's final tokens above greedy longest match's, with the
     tokens where they disagree outlined."""
     same = list(replay) == list(longest)
-    verdict = f'<p class="bpe-note" data-same="{str(same).lower()}">{L["same"] if same else L["differs"]}</p>'
+    verdict = escape(L["same"] if same else L["differs"])
+    verdict = f'<p class="bpe-note" data-same="{str(same).lower()}"{style("note")}>{verdict}</p>'
     body = (
         labelled(L["rank_replay"], _outlined(replay, longest), attrs='data-role="replay"')
         + labelled(L["longest_match"], _outlined(longest, replay), attrs='data-role="longest"')
@@ -218,12 +223,12 @@ def _sequence_panel(step: EncodeStep, L: Labels) -> str:
     """Before the last step: the sequence with the pair to merge, and after
     it; on the last step: the final tokens."""
     if step.best:
-        before = f'<div class="bpe-word bpe-sequence">{chips(step.symbols, step.best)}</div>'
+        before = f'<div class="bpe-word bpe-sequence"{style("word")}>{chips(step.symbols, step.best)}</div>'
         after = labelled(L["after_merge"], chips(step.after, new=step.best[0] + step.best[1]))
         return panel(L["sequence"], before + after)
     tokens = f'data-tokens="{attr(" ".join(step.symbols))}"'
-    final = f'<div class="bpe-word bpe-final" {tokens}>{chips(step.symbols)}</div>'
-    return panel(L["final_tokens"], final + f'<p class="bpe-done">{escape(L["no_pair_left"])}</p>')
+    final = f'<div class="bpe-word bpe-final" {tokens}{style("word")}>{chips(step.symbols)}</div>'
+    return panel(L["final_tokens"], final + f'<p class="bpe-done"{style("done")}>{escape(L["no_pair_left"])}</p>')
 
 
 def encode_step_html(
@@ -259,12 +264,12 @@ def _byte_cell(value: int, codes: Mapping[int, tuple[int, int]]) -> str:
     """A code byte as a violet hex chip, printable ASCII as itself, space as
     ␣, any other byte as faint hex."""
     if value in codes:
-        return f'<span class="bpe-sym bpe-code" title="0x{value:02x}">{value:02x}</span>'
+        return f'<span class="bpe-sym bpe-code" title="0x{value:02x}"{style("sym")}>{value:02x}</span>'
     if value == 32:
-        return '<span class="bpe-sym"><span class="bpe-ws">␣</span></span>'
+        return f'<span class="bpe-sym"{style("sym")}><span class="bpe-ws">␣</span></span>'
     if 32 < value < 127:
         return sym(chr(value))
-    return f'<span class="bpe-sym bpe-raw">{value:02x}</span>'
+    return f'<span class="bpe-sym bpe-raw"{style("sym")}>{value:02x}</span>'
 
 
 def _byte_text(value: int, codes: Mapping[int, tuple[int, int]]) -> str:
@@ -285,37 +290,48 @@ def _printable(data: bytes) -> str:
 
 def _table_panel(codes: Mapping[int, tuple[int, int]], L: Labels) -> str:
     rows = "".join(
-        f'<tr data-code="{code}"><td>{_byte_cell(code, codes)}</td>'
-        f'<td><span class="bpe-syms">{_byte_cell(a, codes)}{_byte_cell(b, codes)}</span></td>'
-        f"<td>{escape(_printable(_expand(code, codes)))}</td></tr>"
+        f'<tr data-code="{code}">{cell(_byte_cell(code, codes))}'
+        f"{cell(chips([a, b], render=lambda v: _byte_cell(v, codes)))}"
+        f"{cell(escape(_printable(_expand(code, codes))))}</tr>"
         for code, (a, b) in codes.items()
     )
-    body = table([L["code"], L["pair"], L["means"]], rows) if rows else f'<p class="bpe-note">{L["none_yet"]}</p>'
+    none = f'<p class="bpe-note"{style("note")}>{escape(L["none_yet"])}</p>'
+    body = table([L["code"], L["pair"], L["means"]], rows) if rows else none
     return panel(L["table"], body, "bpe-table-panel")
 
 
 def _data_panel(
-    data: bytes, nxt: Replacement | None, codes: Mapping[int, tuple[int, int]], max_bytes: int, L: Labels
+    data: bytes, nxt: Replacement | None, codes: Mapping[int, tuple[int, int]], max_bytes: int, stop: str, L: Labels
 ) -> str:
     """The data as byte chips (the next pair highlighted, at most
-    ``max_bytes`` shown) and what the next round will do."""
+    ``max_bytes`` shown) and what the next round will do; after the last
+    round, which stopping rule fired (``stop``, from ``steps.compression_stop``)."""
     cells = chips(list(data[:max_bytes]), nxt.pair if nxt else None, render=lambda v: _byte_cell(v, codes))
-    more = f'<span class="bpe-mark">… +{len(data) - max_bytes}</span>' if len(data) > max_bytes else ""
+    more = f' <span class="bpe-mark"{style("mark")}>… +{len(data) - max_bytes}</span>' if len(data) > max_bytes else ""
     if nxt:
         pair = escape("(" + ", ".join(_byte_text(v, codes) for v in nxt.pair) + ")")
         note = L["replace_pair"].format(pair=pair, count=nxt.count, byte=f"0x{nxt.byte:02x}")
-        note = f'<p class="bpe-note bpe-next" {pair_data(nxt.pair)} data-byte="{nxt.byte}">{note}</p>'
+        note = f'<p class="bpe-note bpe-next" {pair_data(nxt.pair)} data-byte="{nxt.byte}"{style("note")}>{note}</p>'
     else:
-        note = f'<p class="bpe-done">{escape(L["compress_done"])}</p>'
-    return panel(L["data"], f'<div class="bpe-bytes">{cells}{more}</div>{note}', "bpe-data-panel")
+        message = L["stop_" + stop].format(n=len(codes))
+        note = f'<p class="bpe-done" data-stop="{attr(stop)}"{style("done")}>{escape(message)}</p>'
+    return panel(L["data"], f'<div class="bpe-bytes"{style("syms")}>{cells}{more}</div>{note}', "bpe-data-panel")
 
 
 def compression_round_html(
-    states: Sequence[bytes], packed: Compressed, number: int = 0, *, lang: str = "en", max_bytes: int = 400
+    states: Sequence[bytes],
+    packed: Compressed,
+    number: int = 0,
+    *,
+    lang: str = "en",
+    max_bytes: int = 400,
+    max_rounds: int | None = None,
 ) -> str:
     """The compression view after ``number`` rounds: the data (code bytes in
     violet) with every occurrence of the next pair highlighted, what that pair
-    becomes, the table so far and the size against the original."""
+    becomes, the table so far and the size against the original; after the
+    last round, why compression stopped (give the ``max_rounds`` that
+    ``compress`` was called with)."""
     check_index(number, len(states) - 1, "round")
     L = labels(lang)
     data, codes = states[number], dict(list(packed.table.items())[:number])
@@ -328,60 +344,6 @@ def compression_round_html(
         + badge(escape(L["round_of"].format(round=number, total=len(states) - 1)), "bpe-counter")
         + badge(escape(size), "bpe-size", f'data-length="{len(data)}"')
     )
-    panels = _data_panel(data, nxt, codes, max_bytes, L) + _table_panel(codes, L)
+    stop = compression_stop(packed, max_rounds)
+    panels = _data_panel(data, nxt, codes, max_bytes, stop, L) + _table_panel(codes, L)
     return view("compress", lang, number, len(states) - 1, head, panels)
-
-
-# ---------------------------------------------------------------- byte-level tokens
-
-
-class TokenizerLike(Protocol):
-    """What ``tokens_html`` needs: ids from text, and the bytes of each id."""
-
-    vocab: dict[int, bytes]
-
-    def encode(self, text: str) -> list[int]: ...
-
-
-def _token_text(raw: bytes) -> tuple[str, bool]:
-    """The token as text, or as ``\\xNN`` escapes when it is only part of a
-    UTF-8 character (byte-level BPE may split a character between tokens)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return "".join(f"\\x{b:02x}" for b in raw), True
-    return text, False
-
-
-def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, L: Labels) -> str:
-    hue = round(index * 137.508) % 360  # golden angle: neighbours never share a colour
-    text, partial = _token_text(raw)
-    shown = escape(text)
-    for char, mark in ((" ", "␣"), ("\n", "↵"), ("\t", "⇥")):  # make white space visible
-        shown = shown.replace(char, f'<span class="bpe-ws">{mark}</span>')
-    hexes = " ".join(f"{b:02x}" for b in raw)
-    byte_line = f'<span class="bpe-token-bytes">{hexes}</span>' if show_bytes else ""
-    attrs = f'data-id="{token_id}" data-bytes="{hexes}" title="{L["token_id"]} {token_id} · {hexes}"'
-    text_cls = "bpe-token-text bpe-partial" if partial else "bpe-token-text"
-    return (
-        f'<span class="bpe-token" {attrs} style="background: hsla({hue}, 85%, 60%, .32)">'
-        f'<span class="{text_cls}">{shown}</span><span class="bpe-token-id">{token_id}</span>{byte_line}</span>'
-    )
-
-
-def tokens_html(text: str, tokenizer: TokenizerLike, *, lang: str = "en", show_bytes: bool = True) -> str:
-    """``text`` as coloured token spans, each with its id and byte values,
-    for any tokenizer with ``.encode(text) -> list[int]`` and
-    ``.vocab: dict[int, bytes]`` (such as ``bpe_lab.Tokenizer``)."""
-    duck_typed = callable(getattr(tokenizer, "encode", None)) and isinstance(getattr(tokenizer, "vocab", None), Mapping)
-    if not duck_typed:
-        raise TypeError("tokenizer needs .encode(text) -> list[int] and .vocab: dict[int, bytes]")
-    L = labels(lang)
-    ids = list(tokenizer.encode(text))
-    spans = "".join(_token_span(i, t, tokenizer.vocab[t], show_bytes, L) for i, t in enumerate(ids))
-    summary = L["tokens_summary"].format(tokens=len(ids), chars=len(text), bytes=len(text.encode("utf-8")))
-    return (
-        f'{CSS}<div class="bpe-view bpe-tokens" lang="{lang}" data-count="{len(ids)}">'
-        f'<div class="bpe-head"><span class="bpe-badge">{escape(summary)}</span></div>'
-        f'<div class="bpe-tokens-row">{spans}</div></div>'
-    )

@@ -33,8 +33,9 @@ from bpe_lab.core.pretokenize import word_frequencies
 from bpe_lab.core.symbols import END_OF_WORD, TIE_BREAKS, Pair, TieBreak
 from bpe_lab.core.train import Trace, train_trace
 from bpe_lab.ui.labels import labels
-from bpe_lab.ui.steps import compression_states, encode_steps
-from bpe_lab.ui.views import TokenizerLike, compression_round_html, encode_step_html, merge_round_html, tokens_html
+from bpe_lab.ui.steps import compression_states, compression_stop, encode_steps
+from bpe_lab.ui.tokens import TokenizerLike, tokens_html
+from bpe_lab.ui.views import compression_round_html, encode_step_html, merge_round_html
 from bpe_lab.variants.compression import Compressed, compress
 
 __all__ = ["MergeStepper", "EncodeStepper", "CompressionStepper", "show_tokens"]
@@ -65,6 +66,7 @@ class _Stepper:
     """
 
     _counter_key, _of_key = "round", "round_of"
+    _next_key = "next_merge"  # the label of the forward button
 
     def __init__(self, lang: str) -> None:
         self.lang = lang
@@ -78,7 +80,7 @@ class _Stepper:
 
     def _build_controls(self, L: dict[str, str]) -> None:
         self.prev_button = _button(L["previous"])
-        self.next_button = _button(L["next_merge"], "primary")
+        self.next_button = _button(L[self._next_key], "primary")
         self.reset_button = _button(L["reset"])
         last = self._total()
         self.play = widgets.Play(
@@ -139,7 +141,7 @@ class _Stepper:
         self.slider.value = max(0, min(int(number), self._total()))
 
     def next(self) -> None:
-        """One step forward: merge the highlighted pair."""
+        """One step forward: merge (or replace) the highlighted pair."""
         self.go(self.round + 1)
 
     def prev(self) -> None:
@@ -326,10 +328,15 @@ class CompressionStepper(_Stepper):
 
     ``data`` is bytes (text is encoded as UTF-8 first). Each round shows the
     pair about to be replaced, highlighted wherever it occurs, the unused byte
-    that replaces it, the shrinking data and the table so far.
+    that replaces it, the shrinking data and the table so far; the last one
+    says which stopping rule fired. Gage replaces pairs (he does not merge
+    them), so the forward button says "next replacement".
     """
 
+    _next_key = "next_replace"
+
     def __init__(self, data: bytes | str, *, max_rounds: int | None = None, lang: str = "en") -> None:
+        self.max_rounds = max_rounds
         self.original = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         self.packed: Compressed = compress(self.original, max_rounds=max_rounds)
         self.states = compression_states(self.original, self.packed)
@@ -355,7 +362,13 @@ class CompressionStepper(_Stepper):
         return len(self.states) - 1
 
     def _html(self, number: int) -> str:
-        return compression_round_html(self.states, self.packed, number, lang=self.lang)
+        return compression_round_html(self.states, self.packed, number, lang=self.lang, max_rounds=self.max_rounds)
+
+    @property
+    def stopped_by(self) -> str:
+        """Which stopping rule ended compression: ``"no_repeat"``,
+        ``"no_free_byte"`` or ``"max_rounds"`` (see ``steps.compression_stop``)."""
+        return compression_stop(self.packed, self.max_rounds)
 
 
 def show_tokens(text: str, tokenizer: TokenizerLike, *, lang: str = "en", show_bytes: bool = True) -> HTML:

@@ -1,0 +1,89 @@
+"""A tokenized text as coloured spans: each token with its id and bytes.
+
+Beside ``views``, which draws one step of a stepper, this module draws the
+result of a whole byte-level encoding (notebook 05): one span per token,
+its text (white space made visible, a token that is only part of a UTF-8
+character shown as ``\\xNN`` escapes), its id and its byte values under it.
+
+Saved into a notebook, the spans must still read right where the style
+sheet is stripped (an untrusted notebook, a forge): the layout is inline
+(``css.INLINE``), the id and the bytes are ``<sub>`` elements set off by
+real spaces, and tokens are separated by a space, so the bare text reads
+"The 464 54 68 65 ␣low 1877 …", never "The46454 68 65␣low1877".
+
+>>> class Bytes:
+...     vocab = {i: bytes([i]) for i in range(256)}
+...     def encode(self, text): return list(text.encode())
+>>> tokens_html("hi", Bytes()).count('class="bpe-token"')
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from html import escape
+from typing import Protocol
+
+from bpe_lab.ui.css import CSS, style
+from bpe_lab.ui.labels import labels
+
+__all__ = ["TokenizerLike", "tokens_html"]
+
+
+class TokenizerLike(Protocol):
+    """What ``tokens_html`` needs: ids from text, and the bytes of each id."""
+
+    vocab: dict[int, bytes]
+
+    def encode(self, text: str) -> list[int]: ...
+
+
+def _token_text(raw: bytes) -> tuple[str, bool]:
+    """The token as text, or as ``\\xNN`` escapes when it is only part of a
+    UTF-8 character (byte-level BPE may split a character between tokens)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(f"\\x{b:02x}" for b in raw), True
+    return text, False
+
+
+def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, names: Mapping[str, str]) -> str:
+    hue = round(index * 137.508) % 360  # golden angle: neighbours never share a colour
+    text, partial = _token_text(raw)
+    shown = escape(text)
+    for char, mark in ((" ", "␣"), ("\n", "↵"), ("\t", "⇥")):  # make white space visible
+        shown = shown.replace(char, f'<span class="bpe-ws">{mark}</span>')
+    hexes = " ".join(f"{b:02x}" for b in raw)
+    small = style("token_small")
+    byte_line = f' <sub class="bpe-token-bytes"{small}>{hexes}</sub>' if show_bytes else ""
+    attrs = f'data-id="{token_id}" data-bytes="{hexes}" title="{names["token_id"]} {token_id} · {hexes}"'
+    text_cls = "bpe-token-text bpe-partial" if partial else "bpe-token-text"
+    token_style = INLINE_TOKEN.format(hue=hue)
+    return (
+        f'<span class="bpe-token" {attrs} style="{token_style}">'
+        f'<span class="{text_cls}"{style("token_text")}>{shown}</span> '
+        f'<sub class="bpe-token-id"{small}>{token_id}</sub>{byte_line}</span>'
+    )
+
+
+#: A token's inline style: the shared layout plus its own background colour.
+INLINE_TOKEN = style("token").removeprefix(' style="').removesuffix('"') + "; background: hsla({hue}, 85%, 60%, .32)"
+
+
+def tokens_html(text: str, tokenizer: TokenizerLike, *, lang: str = "en", show_bytes: bool = True) -> str:
+    """``text`` as coloured token spans, each with its id and byte values,
+    for any tokenizer with ``.encode(text) -> list[int]`` and
+    ``.vocab: dict[int, bytes]`` (such as ``bpe_lab.Tokenizer``)."""
+    duck_typed = callable(getattr(tokenizer, "encode", None)) and isinstance(getattr(tokenizer, "vocab", None), Mapping)
+    if not duck_typed:
+        raise TypeError("tokenizer needs .encode(text) -> list[int] and .vocab: dict[int, bytes]")
+    names = labels(lang)
+    ids = list(tokenizer.encode(text))
+    spans = " ".join(_token_span(i, t, tokenizer.vocab[t], show_bytes, names) for i, t in enumerate(ids))
+    summary = names["tokens_summary"].format(tokens=len(ids), chars=len(text), bytes=len(text.encode("utf-8")))
+    return (
+        f'{CSS}<div class="bpe-view bpe-tokens" lang="{lang}" data-count="{len(ids)}"{style("view")}>'
+        f'<div class="bpe-head"{style("head")}><span class="bpe-badge"{style("badge")}>{escape(summary)}</span></div>'
+        f'<div class="bpe-tokens-row"{style("row")}>{spans}</div></div>'
+    )
