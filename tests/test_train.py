@@ -72,7 +72,7 @@ def test_trace_to_frame_has_one_row_per_round():
     assert list(frame["new symbol"]) == ["es", "est", "est</w>", "lo", "low"]
     base = {"l", "o", "w", "</w>", "e", "r", "n", "s", "t", "i", "d"}
     assert list(frame["vocab size"]) == [len(base) + k for k in range(1, 6)]
-    assert frame.loc[1, "tied with"] == "(s, t), (t, </w>)"
+    assert frame.loc[1, "tied with"] == "('s', 't'), ('t', '</w>')"
 
 
 def test_prefix_marker_sentencepiece_style():

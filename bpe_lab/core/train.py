@@ -231,7 +231,7 @@ class Trace:
                 "pair": r.pair,
                 "count": r.count,
                 "new symbol": r.new_symbol,
-                "tied with": ", ".join(f"({a}, {b})" for a, b in r.ties),
+                "tied with": ", ".join(map(repr, r.ties)),  # quoted: a pair of "," and "</w>" stays readable
                 "vocab size": base + r.number,
             }
             for r in self.rounds
