@@ -11,30 +11,35 @@ machine; ratios measured in the same run mean more):
   in a fresh process so that its peak memory is its own;
 - the small case: ~130 KB of English, vocabulary 500;
 - encoding throughput of ``bytelevel.tokenizer.Tokenizer`` with GPT-2's
-  ranks, against tiktoken and HF tokenizers.
+  ranks, against tiktoken and HF tokenizers;
+- chapter 08's rows (``bench_scale``): ``encode_file`` on 2 workers against
+  tiktoken's batch encoder on 2 threads, and training time and memory as the
+  corpus grows to ~140 MB, with their log-log slopes.
+
+How a contender is run and its memory measured (a fresh process, the peak
+of its whole process tree) is ``bench_runs``.
 
 The corpus is real text that needs no download (``core.corpus_files``):
 this Python's standard library joined with ``<|endoftext|>``, built once
 into a cache file.
 
-    bpe-lab bench            # the full run: about 3 minutes, 2 of them the textbook trainer
+    bpe-lab bench            # the full run: about 6 minutes, 2 of them the textbook trainer
     bpe-lab bench --quick    # small sizes: a few seconds (the test suite runs this)
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from bpe_lab.bench_runs import Result, Row, Sizes, in_fresh_process
+from bpe_lab.bench_scale import bench_encode_file, bench_growth
 from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.corpus_files import stdlib_corpus
 from bpe_lab.core.symbols import ENDOFTEXT
@@ -43,51 +48,10 @@ from bpe_lab.variants.scaling import best_time
 if TYPE_CHECKING:
     from bpe_lab.bytelevel.tokenizer import Tokenizer
 
-#: What a benchmark child process reports: seconds, megabytes, or an error.
-Result = dict[str, Any]
-
 __all__ = ["Row", "Sizes", "english_sample", "run_benchmarks", "format_table", "add_bench_command"]
 
+#: HF tokenizers on one thread, as in bench_scale.
 _ONE_THREAD = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-
-
-@dataclass(frozen=True)
-class Sizes:
-    """How big each benchmark is; ``Sizes.quick()`` for a smoke run."""
-
-    corpus_bytes: int | None = None  # None: the whole standard library (~30 MB)
-    textbook_bytes: int = 1_000_000
-    fast_merges: int = 2_000
-    textbook_merges: int = 2_000  # fewer: timed on the first rounds and extrapolated
-    vocab_size: int = 10_000
-    small_bytes: int = 130_000
-    small_vocab: int = 500
-    encode_bytes: int = 5_000_000
-    repeat: int = 2  # best of: the big runs alternate ours / HF this many times
-
-    @classmethod
-    def quick(cls) -> Sizes:
-        return cls(
-            corpus_bytes=1_000_000,
-            textbook_bytes=50_000,
-            fast_merges=200,
-            textbook_merges=20,
-            vocab_size=1_000,
-            encode_bytes=200_000,
-            repeat=1,
-        )
-
-
-@dataclass
-class Row:
-    """One line of the table: our time, the reference's, and notes."""
-
-    case: str
-    ours: str
-    reference: str = ""
-    ratio: str = ""
-    memory: str = ""
-    notes: list[str] = field(default_factory=list)
 
 
 # -- corpora ---------------------------------------------------------------
@@ -100,76 +64,6 @@ def english_sample(num_bytes: int = 130_000) -> str:
 
 
 # -- timing ----------------------------------------------------------------
-
-
-def _in_fresh_process(function: str, *args: object, env: dict[str, str] | None = None) -> Result:
-    """Run ``bpe_lab.bench.<function>(*args)`` in a new interpreter and return
-    the JSON it prints: a fresh process has its own peak memory."""
-    package_root = str(Path(__file__).resolve().parent.parent)
-    child_env = {**os.environ, **(env or {})}
-    child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, child_env.get("PYTHONPATH")]))
-    code = f"import json, bpe_lab.bench as b; print(json.dumps(b.{function}(*{args!r})))"
-    result = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise RuntimeError(f"benchmark {function} failed:\n{result.stderr[-2000:]}")
-    measured: Result = json.loads(result.stdout.strip().splitlines()[-1])
-    return measured
-
-
-def _peak_mb(who: int) -> float:
-    """Peak resident memory in MB. For this process, Linux's VmHWM when
-    available: ``ru_maxrss`` survives ``exec``, so a child started by a big
-    parent would report the parent's peak."""
-    import resource
-
-    if who == resource.RUSAGE_SELF:
-        try:
-            with open("/proc/self/status") as status:
-                for line in status:
-                    if line.startswith("VmHWM:"):
-                        return int(line.split()[1]) / 1024
-        except OSError:  # pragma: no cover - not Linux
-            pass
-    return resource.getrusage(who).ru_maxrss / 1024  # KiB on Linux
-
-
-def _child_bytelevel(path: str, vocab_size: int, workers: int | None) -> Result:
-    """(In a fresh process.) Time train_bytelevel; peak RSS of this process
-    and of the largest counting worker."""
-    import resource
-
-    from bpe_lab.bytelevel.train import train_bytelevel
-
-    start = time.perf_counter()
-    _, merges = train_bytelevel(path, vocab_size, [ENDOFTEXT], workers=workers, progress=False)
-    seconds = time.perf_counter() - start
-    return {
-        "seconds": seconds,
-        "merges": len(merges),
-        "peak_mb": _peak_mb(resource.RUSAGE_SELF),
-        "worker_mb": _peak_mb(resource.RUSAGE_CHILDREN),
-    }
-
-
-def _child_hf(path: str, vocab_size: int) -> Result:
-    """(In a fresh process, RAYON_NUM_THREADS=1.) Time HF tokenizers' BPE
-    trainer with GPT-2's byte-level pre-tokenizer and the 256 bytes."""
-    import resource
-
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    start = time.perf_counter()
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=[ENDOFTEXT],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tokenizer.train([path], trainer)
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "merges": tokenizer.get_vocab_size() - 257, "peak_mb": _peak_mb(resource.RUSAGE_SELF)}
 
 
 # -- the benchmarks -----------------------------------------------------------
@@ -211,10 +105,10 @@ def _alternate_runs(path: Path, sizes: Sizes) -> dict[str, Result]:
     a burst of load from other processes hits all of them alike."""
     runs: dict[str, list[Result]] = {"workers": [], "one process": [], "hf": []}
     for _ in range(sizes.repeat):
-        runs["workers"].append(_in_fresh_process("_child_bytelevel", str(path), sizes.vocab_size, None))
-        runs["one process"].append(_in_fresh_process("_child_bytelevel", str(path), sizes.vocab_size, 1))
+        runs["workers"].append(in_fresh_process("child_bytelevel", str(path), sizes.vocab_size, None))
+        runs["one process"].append(in_fresh_process("child_bytelevel", str(path), sizes.vocab_size, 1))
         try:
-            runs["hf"].append(_in_fresh_process("_child_hf", str(path), sizes.vocab_size, env=_ONE_THREAD))
+            runs["hf"].append(in_fresh_process("child_hf", str(path), sizes.vocab_size, env=_ONE_THREAD))
         except RuntimeError as err:
             runs["hf"].append({"error": str(err).splitlines()[-1]})
     fastest = lambda run: run.get("seconds", float("inf"))  # noqa: E731
@@ -234,13 +128,12 @@ def bench_bytelevel_vs_hf(path: Path, sizes: Sizes) -> list[Row]:
             f"byte-level training, vocab {sizes.vocab_size:,}, {size_mb:.1f} MB, {label}",
             f"train_bytelevel {ours['seconds']:.2f} s",
         )
-        row.memory = f"ours {ours['peak_mb']:.0f} MB" + (
-            f" + {ours['worker_mb']:.0f} MB per worker" if ours["worker_mb"] else ""
-        )
+        row.memory = f"ours {ours['peak_mb']:.0f} MB"
         rows.append(_versus_hf(row, ours, best["hf"]))
     rows[0].notes.append(
-        f"best of {sizes.repeat}, each in a fresh process; HF does not cut {ENDOFTEXT} out and pre-tokenizes "
-        "line by line, so its merges differ slightly"
+        f"best of {sizes.repeat}, each in a fresh process; peak memory: the largest resident memory of the "
+        "process and all its workers together, sampled every 20 ms (bench_runs.TreeMemory); HF does not cut "
+        f"{ENDOFTEXT} out and pre-tokenizes line by line, so its merges differ slightly"
     )
     return rows
 
@@ -331,8 +224,12 @@ def _bench_hf_encoding(ours: Tokenizer, text: str, ours_s: float) -> list[Row]:
     ]
 
 
+#: The full run's sizes.
+FULL = Sizes()
+
+
 def run_benchmarks(
-    sizes: Sizes = Sizes(), *, cache_dir: str | None = None, say: Callable[[str], object] = print
+    sizes: Sizes = FULL, *, cache_dir: str | None = None, say: Callable[[str], object] = print
 ) -> list[Row]:
     """Every benchmark, in order; ``say`` reports progress between them."""
     say("building / reading the standard-library corpus ...")
@@ -347,6 +244,10 @@ def run_benchmarks(
     rows.append(bench_small(sizes))
     say("encoding ...")
     rows.extend(bench_encoding(corpus, sizes))
+    say(f"encode_file with {sizes.workers} workers vs tiktoken with {sizes.workers} threads ...")
+    rows.append(bench_encode_file(corpus, sizes))
+    say("growth: training at each corpus size ...")
+    rows.extend(bench_growth(sizes, cache_dir, say))
     return rows
 
 

@@ -13,6 +13,7 @@ TINY = Sizes(
     small_bytes=20_000,
     small_vocab=300,
     encode_bytes=20_000,
+    growth_bytes=(100_000, 200_000),
 )
 
 
@@ -27,8 +28,14 @@ def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatc
         "| small case",
         "| encoding",
         "| encoding",
+        "| encode_file",
+        "| growth",
+        "| growth",
+        "| growth",
     ]
     assert "tiktoken" in rows[4] and "HF tokenizers" in rows[5]
+    assert "encode_ordinary_batch" in rows[6] and "IDS DIFFER" not in rows[6]
+    assert "HF tokenizers" in rows[7] and "size^" in rows[9]
     assert (
         "train_fast" in rows[0]
         and "train_bytelevel" in rows[1]

@@ -320,3 +320,37 @@ def test_workers_are_not_forked(corpus_file):
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)  # 3.12+: "use of fork() may lead to deadlocks"
         assert train_bytelevel(path, 262, [], workers=2, chunk_bytes=64) == train_bytelevel(path, 262, [], workers=1)
+
+
+# -- the compact merge learner ---------------------------------------------
+
+WORDS = st.dictionaries(
+    st.binary(min_size=1, max_size=12).map(lambda b: bytes(x % 6 for x in b) if b[0] % 2 else b),
+    st.integers(1, 50),
+    max_size=40,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(counts=WORDS, num_merges=st.integers(0, 60))
+def test_the_compact_learner_equals_learn_merges(counts, num_merges):
+    """merge_learner keeps train_fast's merges, ties to the greater pair,
+    on words made of few distinct bytes (many ties, overlapping runs)."""
+    from bpe_lab.bytelevel.merge_learner import learn_bytelevel_merges
+    from bpe_lab.core.train_fast import learn_merges
+
+    corpus = {tuple(bytes([b]) for b in word): n for word, n in counts.items()}
+    expected = learn_merges(corpus, num_merges, tie_break="lexicographic")
+    given_counts = dict(counts)
+    assert learn_bytelevel_merges(given_counts, num_merges) == expected
+    assert given_counts == {}  # consumed
+
+
+def test_the_compact_learner_on_real_pretokens():
+    from bpe_lab.bytelevel.merge_learner import learn_bytelevel_merges
+    from bpe_lab.core.corpora import python_docs
+    from bpe_lab.core.train_fast import learn_merges
+
+    counts = Counter(token.encode() for token in gpt2_pretokenize(python_docs()))
+    corpus = {tuple(bytes([b]) for b in token): n for token, n in counts.items()}
+    assert learn_bytelevel_merges(dict(counts), 600) == learn_merges(corpus, 600, tie_break="lexicographic")

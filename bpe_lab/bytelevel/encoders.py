@@ -223,8 +223,9 @@ def byte_pair_encode(data: bytes, table: MergeTable) -> list[int]:
     [257, 101, 114]
     """
     ids = list(map(table.byte_ids.__getitem__, data))
-    if len(ids) < 2:  # nothing to merge
-        return ids
+    if len(ids) < 3:  # one pair at most: one lookup, no scan (a sixth of all pieces)
+        rank = table.ranks.get((ids[0], ids[1])) if len(ids) == 2 else None
+        return ids if rank is None else [table.merged[rank]]
     if len(ids) > LONG_PIECE:
         return heap_merge_ids(ids, table.ranks, table.merged)
     return scan_merge_ids(ids, table.ranks, table.merged)

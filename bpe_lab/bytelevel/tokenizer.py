@@ -15,10 +15,15 @@ Encoding, in three steps:
 3. replay the merges by rank inside each pre-token (``encoders.py``).
 
 Step 3 is the slow one in pure Python, but real text repeats itself: the
-standard library's 8 million pre-tokens hold only about 100,000 distinct ones.
-So each distinct pre-token is encoded once and its ids are cached; after the
-first few pages nearly every pre-token is a dictionary lookup, and the regex
-of step 2 is what sets the speed.
+standard library's 8 million pre-tokens hold only about 100,000 distinct ones,
+so each distinct one is encoded once and its ids are cached. Where the time
+goes, GPT-2's ranks on 5.0 MB of it (1,274,213 pre-tokens, 23,890 distinct),
+a fresh tokenizer, best of 5 beside tiktoken in one run on 2 shared cores:
+steps 1-2 0.16 s (31 MB/s); the 1.25 million cache hits 0.09 s; the 23,890
+misses 0.16 s (6.6 us each: a 4 us rank replay, the calls, the insertion).
+In all 0.41 s, 12.3 MB/s, against tiktoken's 0.34 s: 0.82x (0.73x before a
+two-byte piece became one lookup and hits were flattened by ``reduce(iadd)``);
+with a warm cache 0.25 s, 1.3x tiktoken. ``encode_file`` uses every core.
 
 >>> tok = Tokenizer.byte_level()   # 256 byte tokens, no merges
 >>> tok.encode("hé!")
@@ -41,7 +46,10 @@ ValueError: the text contains the special token '<|endoftext|>' at character 1, 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import reduce
 from itertools import chain
+from operator import iadd
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -51,6 +59,10 @@ from bpe_lab.bytelevel.specials import AllowedSpecial, DisallowedSpecial, Specia
 from bpe_lab.bytelevel.vocab import checked_merges, checked_vocab
 from bpe_lab.core.pretokenize import gpt2_pretokenize
 from bpe_lab.core.symbols import check_int
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import DTypeLike, NDArray
 
 __all__ = ["Tokenizer"]
 
@@ -208,6 +220,23 @@ class Tokenizer:
         # over a tenth of the encoding time just resuming its frame.
         return chain.from_iterable(self._id_lists(lines, block_chars))
 
+    def encode_file(
+        self,
+        path: PathLike,
+        out: PathLike | None = None,
+        *,
+        workers: int | None = None,
+        dtype: DTypeLike | None = None,
+        chunk_bytes: int = 1 << 20,
+        progress: bool | None = None,
+    ) -> NDArray[np.unsignedinteger[Any]]:
+        """The ids of ``encode`` on a whole UTF-8 file, as a NumPy array (``uint16``
+        if the vocabulary fits, else ``uint32``), encoded in ``workers`` processes;
+        with ``out``, a ``.npy`` file written in bounded memory, returned mapped."""
+        from bpe_lab.bytelevel.encode_file import encode_file  # NumPy is imported only when used
+
+        return encode_file(self, path, out, workers=workers, dtype=dtype, chunk_bytes=chunk_bytes, progress=progress)
+
     def _id_lists(self, lines: Iterable[str], block_chars: int) -> Iterator[list[int]]:
         """encode_iterable's work: the ids of each block, as one list."""
         carry = ""
@@ -259,7 +288,9 @@ class Tokenizer:
     def _extend(self, ids: list[int], pieces: list[str]) -> None:
         # The hot loop: one C-level dict lookup per pre-token (O(number of
         # pre-tokens)); only a cache miss runs Python code (_encode_piece).
-        ids.extend(chain.from_iterable(map(self._cache.__getitem__, pieces)))
+        # ``reduce(iadd)`` is ``ids += t`` for each tuple t, called from C:
+        # 10% faster than ``ids.extend(chain.from_iterable(...))``.
+        reduce(iadd, map(self._cache.__getitem__, pieces), ids)
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
         """Ids of one pre-token, by rank replay over its bytes."""

@@ -1,0 +1,202 @@
+"""How the benchmark runs a contender: in a fresh interpreter, its memory sampled.
+
+What this adds under ``bench.py`` (the cases and the table) and
+``bench_scale.py`` (chapter 08's rows): the sizes, the row, and the two
+measurements every big case needs, kept apart from what is measured:
+
+- **a fresh process per run**, so that one contender's peak memory is not
+  the other's, nor the parent's (``in_fresh_process``);
+- **the peak of the whole process tree**: ``train_bytelevel`` counts in
+  worker processes, which the forkserver starts, so they are not this
+  process's children and ``RUSAGE_CHILDREN`` never sees them (it reported 0
+  MB per worker). ``TreeMemory`` samples the resident memory of this process
+  and all its descendants every 20 ms from ``/proc`` and keeps the largest
+  sum: the memory the machine needed. It slightly over-counts (pages shared
+  by the workers are counted in each) and may miss a peak shorter than
+  20 ms; HF tokenizers, one process, is measured the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bpe_lab.core.symbols import ENDOFTEXT
+
+__all__ = ["Result", "Row", "Sizes", "TreeMemory", "in_fresh_process", "peak_mb", "child_bytelevel", "child_hf"]
+
+#: What a benchmark child process reports: seconds, megabytes, or an error.
+Result = dict[str, Any]
+
+#: Growth corpora: 0 means everything the sources hold (about 140 MB).
+_ALL = 0
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How big each benchmark is; ``Sizes.quick()`` for a smoke run."""
+
+    corpus_bytes: int | None = None  # None: the whole standard library (~30 MB)
+    textbook_bytes: int = 1_000_000
+    fast_merges: int = 2_000
+    textbook_merges: int = 2_000  # fewer: timed on the first rounds and extrapolated
+    vocab_size: int = 10_000
+    small_bytes: int = 130_000
+    small_vocab: int = 500
+    encode_bytes: int = 5_000_000
+    repeat: int = 2  # best of: the big runs alternate ours / HF this many times
+    workers: int = 2  # encode_file's processes, tiktoken's threads
+    growth_bytes: tuple[int, ...] = (32_000_000, 128_000_000, _ALL)  # stdlib + site-packages
+
+    @classmethod
+    def quick(cls) -> Sizes:
+        return cls(
+            corpus_bytes=1_000_000,
+            textbook_bytes=50_000,
+            fast_merges=200,
+            textbook_merges=20,
+            vocab_size=1_000,
+            encode_bytes=200_000,
+            repeat=1,
+            growth_bytes=(250_000, 500_000, 1_000_000),
+        )
+
+
+@dataclass
+class Row:
+    """One line of the table: our time, the reference's, and notes."""
+
+    case: str
+    ours: str
+    reference: str = ""
+    ratio: str = ""
+    memory: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def in_fresh_process(function: str, *args: object, env: dict[str, str] | None = None) -> Result:
+    """Run ``bpe_lab.bench_runs.<function>(*args)`` in a new interpreter and
+    return the JSON it prints: a fresh process has its own peak memory."""
+    package_root = str(Path(__file__).resolve().parent.parent)
+    child_env = {**os.environ, **(env or {})}
+    child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, child_env.get("PYTHONPATH")]))
+    code = f"import json, bpe_lab.bench_runs as b; print(json.dumps(b.{function}(*{args!r})))"
+    result = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"benchmark {function} failed:\n{result.stderr[-2000:]}")
+    measured: Result = json.loads(result.stdout.strip().splitlines()[-1])
+    return measured
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory in MB: Linux's VmHWM when
+    available (``ru_maxrss`` survives ``exec``, so a child started by a big
+    parent would report the parent's peak)."""
+    import resource
+
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def _descendants(root: int) -> list[int]:
+    """``root`` and every process below it, from each ``/proc/<pid>/stat``'s parent id."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # it just ended
+            children.setdefault(parent, []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, ()))
+    return found
+
+
+def _resident_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+class TreeMemory:
+    """``with TreeMemory() as tree: ...``; then ``tree.peak_mb`` is the largest
+    resident memory of this process plus its descendants seen meanwhile
+    (Linux; elsewhere this process's own peak)."""
+
+    def __init__(self, every: float = 0.02):
+        self.every = every
+        self.peak_mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> TreeMemory:
+        if os.path.isdir("/proc"):
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        self.peak_mb = max(self.peak_mb, peak_mb())  # the main process alone, exactly
+
+    def _sample(self) -> None:
+        me = os.getpid()
+        while not self._stop.is_set():
+            self.peak_mb = max(self.peak_mb, sum(map(_resident_mb, _descendants(me))))
+            self._stop.wait(self.every)
+
+
+def child_bytelevel(path: str, vocab_size: int, workers: int | None) -> Result:
+    """(In a fresh process.) Time train_bytelevel; the peak memory of this
+    process and of the whole tree, counting workers included."""
+    from bpe_lab.bytelevel.train import train_bytelevel
+
+    with TreeMemory() as tree:
+        start = time.perf_counter()
+        _, merges = train_bytelevel(path, vocab_size, [ENDOFTEXT], workers=workers, progress=False)
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, "merges": len(merges), "peak_mb": tree.peak_mb, "main_mb": peak_mb()}
+
+
+def child_hf(path: str, vocab_size: int) -> Result:
+    """(In a fresh process, RAYON_NUM_THREADS=1.) Time HF tokenizers' BPE
+    trainer with GPT-2's byte-level pre-tokenizer and the 256 bytes."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    with TreeMemory() as tree:
+        start = time.perf_counter()
+        tokenizer = Tokenizer(models.BPE())
+        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=[ENDOFTEXT],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        tokenizer.train([path], trainer)
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, "merges": tokenizer.get_vocab_size() - 257, "peak_mb": tree.peak_mb}
