@@ -11,7 +11,6 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -103,15 +102,16 @@ def test_fit_slope_rejects_bad_timings(sizes, seconds):
         plots.fit_slope(sizes, seconds)
 
 
-def test_tokens_per_char_from_dict_and_dataframe():
-    counts = {"English": (25, 100), "Chinese": (60, 40)}
-    frame = pd.DataFrame({"language": ["English", "Chinese"], "n_tokens": [25, 60], "n_chars": [100, 40]})
-    expected = {"English": 0.25, "Chinese": 1.5}
-    assert plots.tokens_per_char_ratios(counts) == plots.tokens_per_char_ratios(frame) == expected
-    fig = plots.tokens_per_char(frame.set_index("language"))
-    assert heights(fig) == [0.25, 1.5] and ticks(fig) == ["English", "Chinese"]
-    with pytest.raises(ValueError, match="n_chars"):
-        plots.tokens_per_char_ratios(pd.DataFrame({"tokens": [1]}))
+def test_tokenization_premium_is_tokens_relative_to_the_base_language():
+    tokens = {"en": 40, "zh": 90, "de": 50}
+    assert plots.premium_ratios(tokens) == {"en": 1.0, "zh": 2.25, "de": 1.25}
+    assert plots.premium_ratios(tokens, base="de") == {"en": 0.8, "zh": 1.8, "de": 1.0}
+    fig = plots.tokenization_premium(tokens)
+    assert heights(fig) == [1.0, 2.25, 1.25] and ticks(fig) == ["en", "zh", "de"]
+    with pytest.raises(ValueError, match="base language 'fr'"):
+        plots.premium_ratios(tokens, base="fr")
+    with pytest.raises(ValueError, match="the base's > 0"):
+        plots.premium_ratios({"en": 0, "zh": 3})
 
 
 def _png(fig: Figure) -> bytes:
@@ -151,7 +151,7 @@ def test_chinese_labels_draw_without_a_missing_glyph_warning():
         fig = plots.pair_counts({("我", "们"): 3, ("早", "上"): 2, ("。", "</w>"): 5})
         fig.axes[0].set_title("本轮符号对计数")
         fig.savefig(io.BytesIO(), format="png")
-        plots.tokens_per_char({"中文": (12, 10), "English": (5, 20)}).savefig(io.BytesIO(), format="png")
+        plots.tokenization_premium({"中文": 12, "English": 5}, base="English").savefig(io.BytesIO(), format="png")
     assert ticks(fig)[0] == "。 </w>"
 
 

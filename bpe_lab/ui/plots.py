@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -41,9 +41,6 @@ from matplotlib.figure import Figure
 from bpe_lab.core.symbols import END_OF_WORD, Corpus, Pair
 from bpe_lab.core.train import Round, Trace, corpus_from_word_freq, merge_symbols
 from bpe_lab.variants.compression import Compressed
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "CJK_FONTS",
@@ -56,14 +53,11 @@ __all__ = [
     "compression_ratio",
     "fit_slope",
     "timing_curves",
-    "tokens_per_char_ratios",
-    "tokens_per_char",
+    "premium_ratios",
+    "tokenization_premium",
 ]
 
 WINNER, TIED, OTHER = "#f59e0b", "#fcd34d", "#94a3b8"  # the amber of the widgets' highlight
-
-#: language -> (number of tokens, number of characters)
-LanguageCounts = Mapping[str, tuple[float, float]]
 
 #: CJK fonts, most common first (Linux, then macOS, then Windows names).
 CJK_FONTS = (
@@ -299,39 +293,35 @@ def timing_curves(timings: Mapping[str, tuple[Sequence[float], Sequence[float]]]
 # ---------------------------------------------------------------- languages
 
 
-def _frame_counts(data: pd.DataFrame) -> dict[str, tuple[float, float]]:
-    """The counts of a DataFrame, with the language as index or column."""
-    frame = data.set_index("language") if "language" in data.columns else data
-    missing = {"n_tokens", "n_chars"} - set(frame.columns)
-    if missing:
-        raise ValueError(f"the DataFrame needs columns n_tokens and n_chars; missing {sorted(missing)}")
-    return {str(lang): (row.n_tokens, row.n_chars) for lang, row in frame.iterrows()}
+def premium_ratios(tokens: Mapping[str, float], *, base: str = "en") -> dict[str, float]:
+    """The tokenization premium (Petrov et al., 2023): how many tokens each
+    language needs for the same content, relative to ``base``. ``tokens``
+    maps a language to the token count of one parallel text (the same
+    sentences in every language), so the ratio compares like with like;
+    tokens per *character* would not, since a Chinese character carries
+    about as much as an English word.
 
-
-def tokens_per_char_ratios(data: LanguageCounts | pd.DataFrame) -> dict[str, float]:
-    """Tokens per character for each language, from a dict
-    ``language -> (n_tokens, n_chars)`` or a DataFrame with columns
-    ``n_tokens`` and ``n_chars`` (and the language as index or a
-    ``language`` column)."""
-    counts: LanguageCounts = _frame_counts(data) if hasattr(data, "columns") else data
-    ratios = {}
-    for lang, (n_tokens, n_chars) in counts.items():
-        if n_chars <= 0 or n_tokens < 0:
-            raise ValueError(f"{lang}: need n_chars > 0 and n_tokens >= 0, got {(n_tokens, n_chars)}")
-        ratios[lang] = n_tokens / n_chars
-    return ratios
+    >>> premium_ratios({"en": 20, "zh": 45, "de": 25})
+    {'en': 1.0, 'zh': 2.25, 'de': 1.25}
+    """
+    if base not in tokens:
+        raise ValueError(f"the base language {base!r} is not among {sorted(tokens)}")
+    if tokens[base] <= 0 or any(n < 0 for n in tokens.values()):
+        raise ValueError(f"token counts must be >= 0 and the base's > 0, got {dict(tokens)}")
+    return {lang: n / tokens[base] for lang, n in tokens.items()}
 
 
 @_fonts
-def tokens_per_char(data: LanguageCounts | pd.DataFrame, *, ax: Axes | None = None) -> Figure:
-    """Bar chart of tokens per character by language: the same tokenizer can
-    cost some languages several times more tokens for the same text."""
-    ratios = tokens_per_char_ratios(data)
+def tokenization_premium(tokens: Mapping[str, float], *, base: str = "en", ax: Axes | None = None) -> Figure:
+    """Bar chart of ``premium_ratios``: the same sentences cost some languages
+    several times the tokens (and so the context, time and money) of ``base``."""
+    ratios = premium_ratios(tokens, base=base)
     ax = _axes(ax, figsize=(max(4.0, 1.0 + 0.9 * len(ratios)), 3.6))
     bars = ax.bar(list(ratios), list(ratios.values()), color="#0ea5e9")
-    ax.bar_label(bars, fmt="%.2f", fontsize=8)
-    ax.set_ylabel("tokens per character")
-    ax.set_title("Tokens per character by language")
+    ax.bar_label(bars, fmt="%.2fx", fontsize=8)
+    ax.axhline(1.0, color="#94a3b8", linewidth=1, linestyle="--")
+    ax.set_ylabel(f"tokens relative to {base}")
+    ax.set_title("Tokenization premium: the same sentences, by language")
     ax.set_ylim(0, max(ratios.values(), default=1) * 1.15 or 1)
     ax.spines[["top", "right"]].set_visible(False)
     return _figure(ax)
