@@ -1,0 +1,164 @@
+"""The pre-tokenization patterns of today's models, side by side.
+
+What this adds over ``pretokenize`` (white space, and GPT-2's pattern as
+GPT-2 released it): the regular expressions that later tokenizers cut text
+with, copied character for character from the code that defines them, and
+one function that cuts text with any of them. BPE never merges across a
+piece, so the pattern decides what a token *can* be: whether `` 2024`` may
+become one token (GPT-2: any run of digits is one piece) or at most three
+digits at a time (cl100k, o200k, Llama 3), whether ``DON'T`` keeps its
+contraction apart (cl100k's contractions ignore case; GPT-2's do not), and
+whether a new line can end a word's piece.
+
+Where each pattern comes from (``SOURCES`` says the same):
+
+- ``R50K_PATTERN``: tiktoken, ``tiktoken_ext/openai_public.py``,
+  ``r50k_pat_str``, used there for ``gpt2``, ``r50k_base``, ``p50k_base`` and
+  ``p50k_edit``; its comment calls it equivalent to GPT-2's released pattern
+  (``GPT2_PATTERN``), only faster (possessive quantifiers, ``\\s++$``).
+- ``CL100K_PATTERN``, ``O200K_PATTERN``: the same file, ``cl100k_base()`` and
+  ``o200k_base()`` (tiktoken 0.14.0; ``tests/test_patterns.py`` checks them
+  against the installed copy). tiktoken's ``model.py`` maps ``gpt-4`` and
+  ``gpt-3.5-turbo`` to cl100k_base and ``gpt-4o`` to o200k_base.
+- ``LLAMA3_PATTERN``: Meta's ``llama3`` repository, ``llama/tokenizer.py``,
+  ``Tokenizer.pat_str`` (commit e8f0267). It is character for character the
+  cl100k pattern as tiktoken first published it (openai/tiktoken commit
+  1f098ca); tiktoken has since rewritten cl100k's pattern in a faster form,
+  so it no longer equals today's ``CL100K_PATTERN`` as a string, and the
+  tests check that the two cut text the same way.
+- ``SEED_ZH_PATTERN``, ``SEED_JA_PATTERN``: the "multi-language support"
+  patterns of a Chinese tutorial among the course's seed articles
+  ("BPE算法解析与实现：从理论到工程实践", AI智能范式网, 2026-08-17), section 3.3.
+
+>>> pretokenize_with("I'LL pay 1234567 now", "gpt2")
+['I', "'", 'LL', ' pay', ' 1234567', ' now']
+>>> pretokenize_with("I'LL pay 1234567 now", "cl100k")
+['I', "'LL", ' pay', ' ', '123', '456', '7', ' now']
+>>> pretokenize_with("今天天气", SEED_ZH_PATTERN)
+['今', '天', '天', '气']
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import regex
+
+from bpe_lab.core.pretokenize import GPT2_PATTERN
+
+__all__ = [
+    "R50K_PATTERN",
+    "CL100K_PATTERN",
+    "O200K_PATTERN",
+    "LLAMA3_PATTERN",
+    "SEED_ZH_PATTERN",
+    "SEED_JA_PATTERN",
+    "PATTERNS",
+    "SOURCES",
+    "pattern_named",
+    "pretokenize_with",
+    "side_by_side",
+]
+
+#: tiktoken's form of GPT-2's pattern: the same branches, possessive (``++``:
+#: never give back what was matched), plus ``\s++$`` for white space that
+#: ends the text.
+R50K_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+
+#: cl100k_base, branch by branch: contractions in any case (``(?i:...)``);
+#: letters, after at most one character that is not a letter, digit or new
+#: line (so ``$word`` and `` word`` are one piece each); one to three
+#: digits; other symbols with the space before them and any new lines after
+#: them; white space that ends the text; white space up to and including a
+#: new line; white space not followed by a non-space; one white space.
+CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|"""
+    r"""\s+(?!\S)|\s"""
+)
+
+#: o200k_base: as cl100k, but a word is an optional run of upper-case
+#: letters (or marks, or letters of scripts without case) and then lower-case
+#: ones, or the other way round, so ``camelCase`` splits at the capital and
+#: ``'s`` stays on its word; ``/`` may follow a run of symbols, as new lines.
+O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
+#: Llama 3: cl100k's pattern as first published (greedy, not possessive).
+LLAMA3_PATTERN = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|"
+    r"\s+(?!\S)|\s+"
+)
+
+#: The seed tutorial's Chinese pattern: one character of U+4E00-U+9FA5 per
+#: piece, or a run of anything else but white space, or a run of white space.
+SEED_ZH_PATTERN = r"""[\u4e00-\u9fa5]|[^\u4e00-\u9fa5\s]+|\s+"""
+
+#: The seed tutorial's Japanese pattern: the same, with hiragana
+#: (U+3040-U+309F) and katakana (U+30A0-U+30FF) one character per piece too.
+SEED_JA_PATTERN = r"""[\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5]|[^\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5\s]+|\s+"""
+
+#: The patterns by short name, oldest first.
+PATTERNS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "r50k": R50K_PATTERN,
+    "cl100k": CL100K_PATTERN,
+    "o200k": O200K_PATTERN,
+    "llama3": LLAMA3_PATTERN,
+}
+
+#: Where each pattern is defined.
+SOURCES: dict[str, str] = {
+    "gpt2": "openai/gpt-2, src/encoder.py, Encoder.pat (less its <|endoftext|> branch, as tiktoken quotes it)",
+    "r50k": "openai/tiktoken, tiktoken_ext/openai_public.py, r50k_pat_str",
+    "cl100k": "openai/tiktoken, tiktoken_ext/openai_public.py, cl100k_base()",
+    "o200k": "openai/tiktoken, tiktoken_ext/openai_public.py, o200k_base()",
+    "llama3": "meta-llama/llama3, llama/tokenizer.py, Tokenizer.pat_str",
+    "seed_zh": "seed article 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
+    "seed_ja": "seed article 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
+}
+
+
+def pattern_named(pattern: str) -> str:
+    """The pattern a short name of ``PATTERNS`` stands for; any other string
+    is taken to be a pattern itself.
+
+    >>> pattern_named("llama3") == LLAMA3_PATTERN
+    True
+    """
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError(f"a pattern must be a name of PATTERNS {sorted(PATTERNS)} or a regex, got {pattern!r}")
+    return PATTERNS.get(pattern, pattern)
+
+
+@lru_cache(maxsize=32)
+def _compiled(pattern: str) -> regex.Pattern[str]:
+    return regex.compile(pattern)
+
+
+def pretokenize_with(text: str, pattern: str) -> list[str]:
+    """Cut ``text`` into the pieces ``pattern`` (a name of ``PATTERNS`` or a
+    regex) matches, with the ``regex`` module, as tiktoken does with its Rust
+    regex engine. For these patterns joining the pieces gives ``text`` back:
+    every character is matched by some branch."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    pieces: list[str] = _compiled(pattern_named(pattern)).findall(text)
+    return pieces
+
+
+def side_by_side(text: str, names: list[str] | None = None) -> dict[str, list[str]]:
+    """``{name: pieces}`` for each pattern named (all of ``PATTERNS`` by default).
+
+    >>> side_by_side("x  = 10000", ["gpt2", "o200k"])
+    {'gpt2': ['x', ' ', ' =', ' 10000'], 'o200k': ['x', ' ', ' =', ' ', '100', '00']}
+    """
+    return {name: pretokenize_with(text, name) for name in (names or list(PATTERNS))}
