@@ -15,6 +15,7 @@ from bpe_lab import (
     train_trace,
     vocabulary,
 )
+from bpe_lab.core.encode import mark_continuations
 
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 ABC = [("a", "b"), ("b", "c"), ("a", "bc")]
@@ -98,3 +99,48 @@ def test_encoding_a_training_word_reproduces_training(word_freq, num_merges):
     trace = train_trace(word_freq, num_merges, on_short="ignore")
     for word, symbols in zip(word_freq, trace.final):
         assert encode_word(word, trace.merges) == list(symbols)
+
+
+SEVEN = MERGES + [("n", "e"), ("ne", "w")]
+
+
+def test_nest_rank_replay_and_longest_match_disagree_with_trained_merges():
+    assert train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 7) == SEVEN
+    assert encode_word("nest", SEVEN) == ["n", "est</w>"]
+    assert longest_match("nest", SEVEN) == ["ne", "s", "t", "</w>"]
+
+
+@given(st.dictionaries(st.text(alphabet="abc", min_size=1, max_size=8), st.integers(1, 9), min_size=1, max_size=8))
+def test_the_abc_merge_list_cannot_come_out_of_training(word_freq):
+    """Once (a, b) is merged no symbol a stands before b, and a symbol a can
+    only lose a neighbour, never gain one: no bc made later has an a before it."""
+    for end_of_word in (None, "</w>"):
+        merges = train_bpe(word_freq, 12, end_of_word=end_of_word, on_short="ignore")
+        if ("a", "b") in merges and ("b", "c") in merges[merges.index(("a", "b")) :]:
+            assert ("a", "bc") not in merges
+
+
+def test_abc_example_corpus():
+    merges = train_bpe({"ab": 6, "abc": 1, "bc": 2}, 5, end_of_word=None, on_short="ignore")
+    assert merges[:2] == [("a", "b"), ("b", "c")] and ("a", "bc") not in merges
+
+
+def test_glued_marker_and_continuation_marks():
+    snmt = [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
+    assert encode_word("lowest", snmt, glue_end_of_word=True) == ["lo", "west</w>"]
+    assert decode_words(encode_text("lowest low", snmt, glue_end_of_word=True)) == "lowest low"
+    assert apply_merges("lowest", snmt, glue_end_of_word=True) == ["lo", "west</w>"]
+    with pytest.raises(ValueError, match="uses the symbol 't</w>'"):
+        encode_word("lowest", snmt)  # a glued list needs glue_end_of_word=True
+    assert mark_continuations(["lo", "west</w>", "lo", "w", "</w>"]) == ["lo@@", "west", "lo@@", "w"]
+
+
+def test_bpe_dropout():
+    assert encode_word("lowest", MERGES, dropout=0.0) == ["low", "est</w>"]
+    assert encode_word("lowest", MERGES, dropout=1.0, rng=0) == list("lowest") + ["</w>"]
+    samples = {tuple(encode_word("lowest", MERGES, dropout=0.3, rng=seed)) for seed in range(50)}
+    assert ("low", "est</w>") in samples and len(samples) > 3
+    assert all(decode_words(list(s)) == "lowest" for s in samples)
+    assert encode_word("lowest", MERGES, dropout=0.3, rng=7) == encode_word("lowest", MERGES, dropout=0.3, rng=7)
+    with pytest.raises(ValueError, match="dropout must be a probability"):
+        encode_word("lowest", MERGES, dropout=1.5)

@@ -184,3 +184,21 @@ def test_winner_has_the_maximum_weighted_count(word_freq, num_merges):
         assert sum(len(s) * f for s, f in r.corpus_after.items()) < sum(
             len(s) * f for s, f in trace.corpus_before(r.number).items()
         )
+
+
+def test_subword_nmt_convention_glues_the_marker_and_stops_at_min_frequency():
+    assert word_to_symbols("low", glue_end_of_word=True) == ("l", "o", "w</w>")
+    assert word_to_symbols("a", glue_end_of_word=True) == ("a</w>",)
+    merges = train_bpe(CORPUS, 4, glue_end_of_word=True, tie_break="lexicographic", min_frequency=2)
+    assert merges == [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
+    trace = train_trace(CORPUS, 4, glue_end_of_word=True, tie_break="lexicographic")
+    assert trace.merges == merges and trace.glue_end_of_word and trace.rounds[0].count == 9
+    # min_frequency: (c, d</w>) occurs 3 times, every other pair once
+    word_freq = {"abab": 1, "cd": 3}
+    with pytest.warns(UserWarning, match="learned 1: no pair occurs min_frequency=2 times"):
+        assert train_bpe(word_freq, 5, glue_end_of_word=True, min_frequency=2) == [("c", "d</w>")]
+    assert len(train_bpe(word_freq, 5, glue_end_of_word=True, on_short="ignore")) == 4
+    with pytest.raises(ValueError, match="min_frequency must be >= 1"):
+        train_bpe(CORPUS, 1, min_frequency=0)
+    with pytest.raises(ValueError, match="needs an end_of_word marker"):
+        train_bpe(CORPUS, 1, end_of_word=None, glue_end_of_word=True)

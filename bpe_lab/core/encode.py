@@ -2,27 +2,47 @@
 
 BPE encodes by *replaying* the merges by rank: split the word into symbols,
 then repeatedly join the adjacent pair that was learned earliest, until no
-learned pair is left. It is not a longest match against the vocabulary: with
-merges ``(a,b), (b,c), (a,bc)`` the vocabulary holds ``abc``, yet ``abc``
-encodes as ``ab c``, because ``(a,b)`` fires first and no rule joins
-``ab`` with ``c``. A model's embeddings were trained on the replayed
-segmentation, so a longest-match encoder would feed it token ids it never saw
-in that context. ``longest_match`` is here only to show the difference (it is
-how WordPiece encodes).
+learned pair is left. It is not a longest match against the vocabulary. With
+the seven merges training learns from ``low / lower / newest / widest``
+(notebook 03), the vocabulary holds ``ne``, yet ``nest`` encodes as
+``n est</w>``: ``(e, s)`` has rank 0 and fires before ``(n, e)`` (rank 5)
+can, and no rule joins ``n`` with ``est</w>``. Longest match takes ``ne``
+first and is left with ``s t </w>``. A model's embeddings were trained on the
+replayed segmentation, so a longest-match encoder would feed it token ids it
+never saw in that context. ``longest_match`` is here only to show the
+difference (it is how WordPiece encodes).
 
 >>> merges = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 >>> encode_word("lowest", merges)
 ['low', 'est</w>']
 >>> decode_words(["low", "est</w>"])
 'lowest'
->>> encode_word("abc", [("a", "b"), ("b", "c"), ("a", "bc")], end_of_word=None)
-['ab', 'c']
->>> longest_match("abc", [("a", "b"), ("b", "c"), ("a", "bc")], end_of_word=None)
-['abc']
+>>> seven = merges + [("n", "e"), ("ne", "w")]
+>>> encode_word("nest", seven), longest_match("nest", seven)
+(['n', 'est</w>'], ['ne', 's', 't', '</w>'])
+
+subword-nmt's convention (``glue_end_of_word=True``: ``</w>`` joined to the
+last character) and its output format (``mark_continuations``: ``@@`` after
+every piece that does not end a word, the marker dropped), with the merges it
+learns from the same corpus:
+
+>>> snmt = [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
+>>> encode_text("lowest low", snmt, glue_end_of_word=True)
+['lo', 'west</w>', 'lo', 'w</w>']
+>>> mark_continuations(encode_text("lowest low", snmt, glue_end_of_word=True))
+['lo@@', 'west', 'lo@@', 'w']
+
+BPE-dropout (Provilkov et al., 2020) skips each applicable merge with
+probability ``dropout`` at every step, so the same word comes out segmented
+in different ways (``dropout=0``, the default, is plain rank replay):
+
+>>> [encode_word("lowest", merges, dropout=0.5, rng=seed) for seed in (5, 2)]
+[['lo', 'w', 'est</w>'], ['lo', 'w', 'es', 't', '</w>']]
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 from bpe_lab.core.symbols import END_OF_WORD, Pair, check_markers
@@ -32,23 +52,31 @@ __all__ = [
     "merge_ranks",
     "vocabulary",
     "replay_symbols",
+    "dropout_symbols",
     "encode_word",
     "apply_merges",
     "encode_text",
     "decode_words",
     "longest_match",
+    "mark_continuations",
 ]
 
 
 def merge_ranks(
-    merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+    merges: Sequence[Pair],
+    *,
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
+    glue_end_of_word: bool = False,
 ) -> dict[Pair, int]:
     """Check a merge list and map each pair to its rank (0 = learned first).
 
     Every merge must be a pair of non-empty strings whose parts are known when
-    it is reached: a single character, a word marker, or the result of an
-    earlier merge. A merge list that breaks this was not produced by training
-    (or was reordered), and replaying it would silently do the wrong thing.
+    it is reached: a single character, a word marker, the result of an
+    earlier merge, or (``glue_end_of_word``) a character with the end-of-word
+    marker glued to it. A merge list that breaks this was not produced by
+    training (or was reordered), and replaying it would silently do the
+    wrong thing.
     """
     check_markers(end_of_word, start_of_word)
     known = {m for m in (end_of_word, start_of_word) if m}
@@ -58,7 +86,8 @@ def merge_ranks(
             raise ValueError(f"merge {rank} is {merge!r}; each merge must be a pair of non-empty strings")
         pair = (merge[0], merge[1])
         for part in pair:
-            if len(part) > 1 and part not in known:
+            glued = glue_end_of_word and end_of_word and part.endswith(end_of_word)
+            if len(part) > 1 and part not in known and not (glued and len(part) == len(end_of_word or "") + 1):
                 raise ValueError(
                     f"merge {rank} {pair!r} uses the symbol {part!r}, which is not a single character, "
                     "a word marker, or the result of an earlier merge"
@@ -97,20 +126,79 @@ def replay_symbols(symbols: tuple[str, ...], ranks: dict[Pair, int]) -> list[str
     return list(symbols)
 
 
+def dropout_symbols(symbols: tuple[str, ...], ranks: dict[Pair, int], dropout: float, rng: random.Random) -> list[str]:
+    """Rank replay with BPE-dropout (Provilkov et al., 2020): at every step
+    each adjacent pair is kept with probability ``1 - dropout`` (one
+    ``rng.random()`` per pair, left to right, kept if it exceeds
+    ``dropout``); the lowest-ranked kept pair is joined wherever it was kept,
+    left to right; the word is finished when no kept pair has a rule. The
+    draws are the ones subword-nmt's ``apply_bpe --dropout`` makes, so with
+    the same seed both give the same pieces (``tests/test_subword_nmt.py``).
+
+    >>> dropout_symbols(("l", "o", "w"), {("l", "o"): 0, ("lo", "w"): 1}, 0.0, random.Random(0))
+    ['low']
+    """
+    word = list(symbols)
+    while len(word) > 1:
+        kept = [
+            (ranks[pair], i) for i, pair in enumerate(zip(word, word[1:])) if rng.random() > dropout and pair in ranks
+        ]
+        if not kept:
+            break
+        best = min(kept)[0]
+        out: list[str] = []
+        i = 0
+        for rank, j in kept:
+            if rank != best or j < i:  # j < i: overlaps the occurrence just joined (x x x -> xx x)
+                continue
+            out.extend(word[i:j])
+            out.append(word[j] + word[j + 1])
+            i = j + 2
+        out.extend(word[i:])
+        word = out
+    return word
+
+
+def _check_dropout(dropout: object) -> float:
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1:
+        raise ValueError(f"dropout must be a probability between 0 and 1, got {dropout!r}")
+    return float(dropout)
+
+
 def encode_word(
-    word: str, merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+    word: str,
+    merges: Sequence[Pair],
+    *,
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
+    glue_end_of_word: bool = False,
+    dropout: float = 0.0,
+    rng: random.Random | int | None = None,
 ) -> list[str]:
     """Encode one word by rank replay (see the module docstring).
 
     Characters never seen in training simply stay single symbols: the
-    character base means every word can be encoded.
+    character base means every word can be encoded. ``glue_end_of_word``
+    must be what training used. ``dropout`` > 0 is BPE-dropout
+    (``dropout_symbols``), drawn from ``rng``: a ``random.Random``, a seed,
+    or None for a fresh generator.
     """
-    ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
-    return replay_symbols(word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word), ranks)
+    ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word)
+    symbols = word_to_symbols(
+        word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
+    )
+    if _check_dropout(dropout):
+        return dropout_symbols(symbols, ranks, dropout, rng if isinstance(rng, random.Random) else random.Random(rng))
+    return replay_symbols(symbols, ranks)
 
 
 def apply_merges(
-    word: str, merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+    word: str,
+    merges: Sequence[Pair],
+    *,
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
+    glue_end_of_word: bool = False,
 ) -> list[str]:
     """Encode by applying every merge once, in order, to the whole word.
 
@@ -119,25 +207,37 @@ def apply_merges(
     it only looks at the pairs actually present (O(n^2) in the word length
     instead of O(number of merges)).
     """
-    merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
-    symbols = word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word)
+    merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word)
+    symbols = word_to_symbols(
+        word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
+    )
     for pair in merges:
         symbols = merge_symbols(symbols, (pair[0], pair[1]))
     return list(symbols)
 
 
 def encode_text(
-    text: str, merges: Sequence[Pair], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+    text: str,
+    merges: Sequence[Pair],
+    *,
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
+    glue_end_of_word: bool = False,
 ) -> list[str]:
     """Encode every white-space separated word of ``text``; the merge list is
     checked once, not once per word."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
+    ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word)
     symbols: list[str] = []
     for word in text.split():
         symbols.extend(
-            replay_symbols(word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word), ranks)
+            replay_symbols(
+                word_to_symbols(
+                    word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
+                ),
+                ranks,
+            )
         )
     return symbols
 
@@ -188,4 +288,28 @@ def longest_match(
             j -= 1
         out.append("".join(symbols[i:j]))
         i = j
+    return out
+
+
+def mark_continuations(symbols: Sequence[str], *, end_of_word: str = END_OF_WORD, separator: str = "@@") -> list[str]:
+    """The pieces as subword-nmt's ``apply_bpe`` prints them: the end-of-word
+    marker dropped, and ``separator`` after every piece that does not end a
+    word, so that ``" ".join(...)`` reads ``lo@@ west lo@@ w`` and
+    ``.replace("@@ ", "")`` restores the words.
+
+    >>> mark_continuations(["n", "e", "w", "est", "</w>", "low</w>"])
+    ['n@@', 'e@@', 'w@@', 'est', 'low']
+    """
+    if isinstance(symbols, str) or not all(isinstance(s, str) for s in symbols):
+        raise TypeError("mark_continuations() needs a list of symbol strings")
+    if not end_of_word:
+        raise ValueError("mark_continuations() needs the end-of-word marker that ends each word")
+    out: list[str] = []
+    for symbol in symbols:
+        if not symbol.endswith(end_of_word):
+            out.append(symbol + separator)
+        elif symbol != end_of_word:
+            out.append(symbol[: -len(end_of_word)])
+        elif out and out[-1].endswith(separator):  # a lone </w>: the piece before it ended the word
+            out[-1] = out[-1][: -len(separator)]
     return out

@@ -5,9 +5,11 @@ every other module takes its markers and its argument checks from here, so
 that ``</w>`` is spelled once and a bad ``num_merges`` gets the same message
 from every trainer.
 
-- ``END_OF_WORD`` (``</w>``) is glued to the last character of a word by the
-  textbook trainer (Sennrich et al., 2016), so ``est</w>`` at the end of
-  ``newest`` differs from ``est`` inside ``estate``;
+- ``END_OF_WORD`` (``</w>``) follows the last character of a word as a
+  symbol of its own in the textbook trainer (the code listing of Sennrich et
+  al., 2016; subword-nmt since 0.2 glues it to the last character instead,
+  ``glue_end_of_word=True``), so ``est</w>`` at the end of ``newest``
+  differs from ``est`` inside ``estate``;
 - ``START_OF_WORD`` (``▁``, U+2581) is SentencePiece's marker, put in front
   of a word instead;
 - ``ENDOFTEXT`` is GPT-2's document separator, a special token.

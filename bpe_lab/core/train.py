@@ -19,10 +19,18 @@ is the version to read. Notebook 04 measures it against an incremental trainer.
 [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w')]
 >>> train_bpe(corpus, 1, tie_break="lexicographic")
 [('t', '</w>')]
+
+subword-nmt (``learn_bpe.py``, version 0.2 on) glues ``</w>`` to the last
+character (``l o w</w>``), takes the greatest of tied pairs, and stops when
+the best pair occurs fewer than ``--min-frequency`` (default 2) times:
+
+>>> train_bpe(corpus, 4, glue_end_of_word=True, tie_break="lexicographic", min_frequency=2)
+[('s', 't</w>'), ('e', 'st</w>'), ('l', 'o'), ('w', 'est</w>')]
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -59,14 +67,22 @@ __all__ = [
 
 
 def word_to_symbols(
-    word: str, *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+    word: str,
+    *,
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
+    glue_end_of_word: bool = False,
 ) -> tuple[str, ...]:
     """Split a word into its starting symbols: its characters, with the
-    end-of-word marker appended (``</w>``, subword-nmt style) and/or the
-    start-of-word marker prepended (``▁``, SentencePiece style).
+    end-of-word marker appended (``</w>``, as in the code listing of Sennrich
+    et al., 2016) and/or the start-of-word marker prepended (``▁``,
+    SentencePiece style). ``glue_end_of_word=True`` joins the marker to the
+    last character instead, as subword-nmt does since its version 0.2.
 
     >>> word_to_symbols("low")
     ('l', 'o', 'w', '</w>')
+    >>> word_to_symbols("low", glue_end_of_word=True)
+    ('l', 'o', 'w</w>')
     >>> word_to_symbols("low", end_of_word=None, start_of_word="▁")
     ('▁', 'l', 'o', 'w')
     """
@@ -74,7 +90,9 @@ def word_to_symbols(
     symbols = tuple(word)
     if start_of_word:
         symbols = (start_of_word,) + symbols
-    if end_of_word:
+    if end_of_word and glue_end_of_word:
+        symbols = symbols[:-1] + (symbols[-1] + end_of_word,)
+    elif end_of_word:
         symbols = symbols + (end_of_word,)
     return symbols
 
@@ -92,7 +110,11 @@ def _check_word(word: object, end_of_word: str | None, start_of_word: str | None
 
 
 def corpus_from_word_freq(
-    word_freq: Mapping[str, int], *, end_of_word: str | None = END_OF_WORD, start_of_word: str | None = None
+    word_freq: Mapping[str, int],
+    *,
+    end_of_word: str | None = END_OF_WORD,
+    start_of_word: str | None = None,
+    glue_end_of_word: bool = False,
 ) -> Corpus:
     """Validate a word -> frequency table and split every word into symbols.
 
@@ -108,7 +130,10 @@ def corpus_from_word_freq(
     for word, freq in word_freq.items():
         if check_int(freq, f"the count of {word!r}", minimum=None) <= 0:
             raise ValueError(f"the count of {word!r} must be positive, got {freq}")
-        corpus[word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word)] = freq
+        symbols = word_to_symbols(
+            word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
+        )
+        corpus[symbols] = freq
     return corpus
 
 
@@ -191,6 +216,8 @@ class Trace:
     end_of_word: str | None
     start_of_word: str | None = None
     requested: int = field(default=0)
+    glue_end_of_word: bool = False
+    min_frequency: int = 1
 
     @property
     def stopped_early(self) -> bool:
@@ -240,12 +267,14 @@ class Trace:
         return pd.DataFrame(rows, columns=columns).set_index("round")
 
 
-def _rounds(corpus: Corpus, num_merges: int, tie_break: TieBreak) -> Iterator[Round]:
+def _rounds(corpus: Corpus, num_merges: int, tie_break: TieBreak, min_frequency: int = 1) -> Iterator[Round]:
     for number in range(1, num_merges + 1):
         counts = count_pairs(corpus)
         if not counts:
             return
         pair, count, ties = pick_pair(counts, tie_break)
+        if count < min_frequency:  # subword-nmt: "no pair has frequency >= 2. Stopping"
+            return
         corpus = {merge_symbols(symbols, pair): freq for symbols, freq in corpus.items()}
         yield Round(number, counts, pair, count, ties, corpus)
 
@@ -270,6 +299,26 @@ def training_corpus(
     return corpus_from_word_freq(word_freq, end_of_word=end_of_word, start_of_word=start_of_word), num_merges
 
 
+def _glued(corpus: Corpus, end_of_word: str | None, glue: bool, min_frequency: int) -> Corpus:
+    """Check the subword-nmt options; the corpus with ``</w>`` joined to each
+    word's last character when ``glue`` (every word ends ``... x </w>``)."""
+    check_int(min_frequency, "min_frequency", minimum=1)
+    if glue is not False and not end_of_word:
+        raise ValueError("glue_end_of_word=True needs an end_of_word marker to glue")
+    return {s[:-2] + (s[-2] + s[-1],): freq for s, freq in corpus.items()} if glue else corpus
+
+
+def _report(asked: int, final: Corpus, learned: int, on_short: OnShort, min_frequency: int) -> None:
+    """``report_short``, or why training stopped while words still have pairs."""
+    if learned < asked and on_short != "ignore" and any(len(symbols) > 1 for symbols in final):
+        message = f"asked for {asked} merges, learned {learned}: no pair occurs min_frequency={min_frequency} times"
+        if on_short == "raise":
+            raise ValueError(message)
+        warnings.warn(message, stacklevel=3)
+        return
+    report_short(asked, learned, on_short, stacklevel=3)
+
+
 def train_trace(
     word_freq: Mapping[str, int],
     num_merges: int,
@@ -278,6 +327,8 @@ def train_trace(
     end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
     on_short: OnShort = "warn",
+    glue_end_of_word: bool = False,
+    min_frequency: int = 1,
 ) -> Trace:
     """Train like ``train_bpe`` and keep every round (see ``Trace``).
 
@@ -291,9 +342,10 @@ def train_trace(
     """
     markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
     corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
-    rounds = tuple(_rounds(corpus, num_merges, tie_break))
-    report_short(num_merges, len(rounds), on_short)
-    return Trace(corpus, rounds, tie_break, end_of_word, start_of_word, num_merges)
+    corpus = _glued(corpus, end_of_word, glue_end_of_word, min_frequency)
+    rounds = tuple(_rounds(corpus, num_merges, tie_break, min_frequency))
+    _report(num_merges, rounds[-1].corpus_after if rounds else corpus, len(rounds), on_short, min_frequency)
+    return Trace(corpus, rounds, tie_break, end_of_word, start_of_word, num_merges, glue_end_of_word, min_frequency)
 
 
 def train_bpe(
@@ -304,21 +356,31 @@ def train_bpe(
     end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
     on_short: OnShort = "warn",
+    glue_end_of_word: bool = False,
+    min_frequency: int = 1,
 ) -> list[Pair]:
     """Learn up to ``num_merges`` merges from a word -> frequency table.
 
     Returns the merges in the order learned; that order is their priority
     when encoding. ``tie_break`` is "first" (the textbook rule) or
-    "lexicographic" (see ``TIE_BREAKS``). If fewer merges are possible (every
-    word became a single symbol), training stops early and ``on_short`` says
+    "lexicographic" (see ``TIE_BREAKS``). ``glue_end_of_word=True`` joins
+    ``</w>`` to each word's last character; training stops once the best
+    pair occurs fewer than ``min_frequency`` times. With "lexicographic" and
+    ``min_frequency=2`` that is subword-nmt (``tests/test_subword_nmt.py``).
+    If fewer merges are possible (every word became a single symbol, or no
+    pair is frequent enough), training stops early and ``on_short`` says
     what happens: "warn" (the default; the warning says how many were
-    learned), "raise" a ValueError, or "ignore" (compare the result's length
-    with ``num_merges``).
+    learned and why), "raise" a ValueError, or "ignore" (compare the
+    result's length with ``num_merges``).
     """
     markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
     corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
+    corpus = _glued(corpus, end_of_word, glue_end_of_word, min_frequency)
     # Keep only the pairs: each Round holds every pair count and the whole
     # corpus, so keeping them all (train_trace does) costs O(N) memory per round.
-    merges = [r.pair for r in _rounds(corpus, num_merges, tie_break)]
-    report_short(num_merges, len(merges), on_short)
+    merges, final = [], corpus
+    for r in _rounds(corpus, num_merges, tie_break, min_frequency):
+        merges.append(r.pair)
+        final = r.corpus_after
+    _report(num_merges, final, len(merges), on_short, min_frequency)
     return merges
