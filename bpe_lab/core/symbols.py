@@ -99,14 +99,23 @@ def check_markers(end_of_word: object, start_of_word: object) -> None:
             raise ValueError(f"{name} must be a non-empty string or None, got {marker!r}")
 
 
-def report_short(asked: int, learned: int, on_short: OnShort, *, what: str = "merges", stacklevel: int = 2) -> None:
+def report_short(
+    asked: int,
+    learned: int,
+    on_short: OnShort,
+    *,
+    what: str = "merges",
+    reason: str = "every word is now a single symbol",
+    stacklevel: int = 2,
+) -> None:
     """Say, as ``on_short`` asks, that training learned fewer ``what`` than
-    asked for; shared by every trainer so the message is the same whichever
-    one a learner calls. Nothing happens when nothing is short. ``stacklevel``
-    is as for ``warnings.warn``, counted from the caller: 2 blames its caller."""
+    asked for, and ``reason`` why; shared by every trainer so the message has
+    one shape whichever one a learner calls. Nothing happens when nothing is
+    short. ``stacklevel`` is as for ``warnings.warn``, counted from the
+    caller: 2 blames its caller."""
     if learned >= asked or on_short == "ignore":
         return
-    message = f"asked for {asked} {what} but only {learned} were possible: every word is now a single symbol"
+    message = f"asked for {asked} {what} but only {learned} were possible: {reason}"
     if on_short == "raise":
         raise ValueError(message)
     warnings.warn(message, stacklevel=stacklevel + 1)

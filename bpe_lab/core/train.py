@@ -30,7 +30,6 @@ the best pair occurs fewer than ``--min-frequency`` (default 2) times:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -61,6 +60,7 @@ __all__ = [
     "merge_symbols",
     "pick_pair",
     "training_corpus",
+    "short_reason",
     "train_trace",
     "train_bpe",
 ]
@@ -287,36 +287,33 @@ def training_corpus(
     end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
     on_short: OnShort = "warn",
+    glue_end_of_word: bool = False,
+    min_frequency: int = 1,
 ) -> tuple[Corpus, int]:
     """Check every argument a trainer takes; the split corpus and ``num_merges``.
 
     Shared by ``train_bpe``, ``train_trace`` and ``train_fast``, so all three
-    reject a bad argument with the same message.
+    reject a bad argument with the same message. ``glue_end_of_word=True``
+    joins ``</w>`` to each word's last character (subword-nmt since 0.2).
     """
     num_merges = check_int(num_merges, "num_merges")
     check_choice(tie_break, "tie_break", TIE_BREAKS)
     check_choice(on_short, "on_short", ON_SHORT)
-    return corpus_from_word_freq(word_freq, end_of_word=end_of_word, start_of_word=start_of_word), num_merges
-
-
-def _glued(corpus: Corpus, end_of_word: str | None, glue: bool, min_frequency: int) -> Corpus:
-    """Check the subword-nmt options; the corpus with ``</w>`` joined to each
-    word's last character when ``glue`` (every word ends ``... x </w>``)."""
     check_int(min_frequency, "min_frequency", minimum=1)
-    if glue is not False and not end_of_word:
+    if glue_end_of_word is not False and not end_of_word:
         raise ValueError("glue_end_of_word=True needs an end_of_word marker to glue")
-    return {s[:-2] + (s[-2] + s[-1],): freq for s, freq in corpus.items()} if glue else corpus
+    corpus = corpus_from_word_freq(
+        word_freq, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
+    )
+    return corpus, num_merges
 
 
-def _report(asked: int, final: Corpus, learned: int, on_short: OnShort, min_frequency: int) -> None:
-    """``report_short``, or why training stopped while words still have pairs."""
-    if learned < asked and on_short != "ignore" and any(len(symbols) > 1 for symbols in final):
-        message = f"asked for {asked} merges, learned {learned}: no pair occurs min_frequency={min_frequency} times"
-        if on_short == "raise":
-            raise ValueError(message)
-        warnings.warn(message, stacklevel=3)
-        return
-    report_short(asked, learned, on_short, stacklevel=3)
+def short_reason(final: Mapping[tuple[str, ...], int], min_frequency: int) -> str:
+    """Why training stopped before ``num_merges``: every word is one symbol,
+    or (with ``min_frequency`` above 1) no pair is frequent enough."""
+    if any(len(symbols) > 1 for symbols in final):
+        return f"no pair occurs min_frequency={min_frequency} times"
+    return "every word is now a single symbol"
 
 
 def train_trace(
@@ -340,11 +337,19 @@ def train_trace(
     >>> train_trace({"ab": 1}, 3, on_short="ignore").stopped_early
     True
     """
-    markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
-    corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
-    corpus = _glued(corpus, end_of_word, glue_end_of_word, min_frequency)
+    corpus, num_merges = training_corpus(
+        word_freq,
+        num_merges,
+        tie_break=tie_break,
+        end_of_word=end_of_word,
+        start_of_word=start_of_word,
+        on_short=on_short,
+        glue_end_of_word=glue_end_of_word,
+        min_frequency=min_frequency,
+    )
     rounds = tuple(_rounds(corpus, num_merges, tie_break, min_frequency))
-    _report(num_merges, rounds[-1].corpus_after if rounds else corpus, len(rounds), on_short, min_frequency)
+    reason = short_reason(rounds[-1].corpus_after if rounds else corpus, min_frequency)
+    report_short(num_merges, len(rounds), on_short, reason=reason)
     return Trace(corpus, rounds, tie_break, end_of_word, start_of_word, num_merges, glue_end_of_word, min_frequency)
 
 
@@ -373,14 +378,21 @@ def train_bpe(
     learned and why), "raise" a ValueError, or "ignore" (compare the
     result's length with ``num_merges``).
     """
-    markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
-    corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
-    corpus = _glued(corpus, end_of_word, glue_end_of_word, min_frequency)
+    corpus, num_merges = training_corpus(
+        word_freq,
+        num_merges,
+        tie_break=tie_break,
+        end_of_word=end_of_word,
+        start_of_word=start_of_word,
+        on_short=on_short,
+        glue_end_of_word=glue_end_of_word,
+        min_frequency=min_frequency,
+    )
     # Keep only the pairs: each Round holds every pair count and the whole
     # corpus, so keeping them all (train_trace does) costs O(N) memory per round.
     merges, final = [], corpus
     for r in _rounds(corpus, num_merges, tie_break, min_frequency):
         merges.append(r.pair)
         final = r.corpus_after
-    _report(num_merges, final, len(merges), on_short, min_frequency)
+    report_short(num_merges, len(merges), on_short, reason=short_reason(final, min_frequency))
     return merges

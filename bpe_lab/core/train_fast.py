@@ -18,7 +18,8 @@ and then only *corrects* the counts a merge changes:
 Both tie-break rules of ``symbols.TIE_BREAKS`` give exactly the merges of
 ``train_bpe`` (a property test checks this on random corpora). The core,
 ``learn_merges``, works on any symbols that compare and join with ``+``:
-``str`` for the textbook path, ``bytes`` for byte-level BPE (``bytelevel.train``).
+``str`` for the textbook path, ``bytes`` for byte-level BPE (``bytelevel.merge_learner``
+specialises it in less memory).
 
 >>> corpus = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
 >>> train_fast(corpus, 5)
@@ -35,15 +36,15 @@ from collections.abc import Callable, Mapping
 from itertools import chain
 from typing import Generic, TypeVar
 
+from bpe_lab.core.encode import replay_symbols
 from bpe_lab.core.symbols import END_OF_WORD, TIE_BREAKS, OnShort, TieBreak, check_choice, check_int, report_short
-from bpe_lab.core.train import training_corpus
+from bpe_lab.core.train import short_reason, training_corpus
 
 __all__ = ["learn_merges", "train_fast"]
 
 #: A symbol: ``str`` (textbook) or ``bytes`` (byte-level); it must be
 #: hashable, ordered (for the lexicographic rule) and joinable with ``+``.
 S = TypeVar("S", str, bytes)
-
 
 #: A word with more occurrences of the left symbol than this is rewritten
 #: into a new list rather than edited in place (see ``_merge_word``).
@@ -344,16 +345,13 @@ def learn_merges(
     num_merges: int,
     *,
     tie_break: TieBreak = "first",
+    min_frequency: int = 1,
     progress: Callable[[int], object] | None = None,
 ) -> list[tuple[S, S]]:
-    """Learn up to ``num_merges`` merges from ``{symbols: count}``.
-
-    The generic core: symbols may be ``str`` or ``bytes``; the corpus must
-    already be split into starting symbols, with positive counts (the dict
-    order is the scan order of the "first" rule). Stops silently when no pair
-    is left (the result is then shorter than ``num_merges``); the public
-    trainers report it as their ``on_short`` asks. ``progress`` (for example ``tqdm.update``) is called with 1
-    after each merge.
+    """Up to ``num_merges`` merges from ``{symbols: count}``, split into
+    starting symbols (``str`` or ``bytes``; dict order is the "first" rule's
+    scan order). Stops silently, shorter, when no pair is left or the best
+    occurs fewer than ``min_frequency`` times; ``progress(1)`` after each merge.
     """
     num_merges = check_int(num_merges, "num_merges")
     check_choice(tie_break, "tie_break", TIE_BREAKS)
@@ -361,7 +359,7 @@ def learn_merges(
     merges: list[tuple[S, S]] = []
     for _ in range(num_merges):  # V rounds, each O(changes * log H)
         pair = trainer.pop_best()
-        if pair is None:
+        if pair is None or trainer.counts[pair] < min_frequency:
             break
         merges.append(trainer.pair_of(pair))
         trainer.merge(pair)
@@ -378,14 +376,24 @@ def train_fast(
     end_of_word: str | None = END_OF_WORD,
     start_of_word: str | None = None,
     on_short: OnShort = "warn",
+    glue_end_of_word: bool = False,
+    min_frequency: int = 1,
 ) -> list[tuple[str, str]]:
-    """Learn the same merges as ``train.train_bpe``, incrementally.
-
-    Same arguments, checks, errors and ``on_short`` as ``train_bpe``; only
-    the cost differs (see the module docstring).
-    """
-    markers = {"end_of_word": end_of_word, "start_of_word": start_of_word}
-    corpus, num_merges = training_corpus(word_freq, num_merges, tie_break=tie_break, on_short=on_short, **markers)
-    merges = learn_merges(corpus, num_merges, tie_break=tie_break)
-    report_short(num_merges, len(merges), on_short)
+    """The merges of ``train.train_bpe``, learned incrementally: same arguments,
+    checks, errors and ``on_short``; only the cost differs (module docstring)."""
+    corpus, num_merges = training_corpus(
+        word_freq,
+        num_merges,
+        tie_break=tie_break,
+        end_of_word=end_of_word,
+        start_of_word=start_of_word,
+        on_short=on_short,
+        glue_end_of_word=glue_end_of_word,
+        min_frequency=min_frequency,
+    )
+    merges = learn_merges(corpus, num_merges, tie_break=tie_break, min_frequency=min_frequency)
+    if len(merges) < num_merges and on_short != "ignore":  # rare: say why, from the words as training left them
+        ranks = {pair: rank for rank, pair in enumerate(merges)}
+        final = {tuple(replay_symbols(word, ranks)): freq for word, freq in corpus.items()}
+        report_short(num_merges, len(merges), on_short, reason=short_reason(final, min_frequency))
     return merges

@@ -30,10 +30,9 @@ uses the pieces it was trained on.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 
-from bpe_lab.core.symbols import ON_SHORT, OnShort, check_choice, check_int
+from bpe_lab.core.symbols import ON_SHORT, OnShort, check_choice, check_int, report_short
 from bpe_lab.variants.sentencepiece import SPACE
 from bpe_lab.variants.unigram import Lattice, Unigram, build_lattice, forward_logprobs, logaddexp
 
@@ -235,7 +234,8 @@ def train_unigram(
     seed_size = check_int(4 * vocab_size if seed_size is None else seed_size, "seed_size")
     pieces = seed_pieces(words, seed_size, max_piece_length=max_piece_length)
     if len(pieces) < vocab_size:
-        _report_short(vocab_size, len(pieces), on_short)
+        reason = "the corpus has no more characters and substrings to start from"
+        report_short(vocab_size, len(pieces), on_short, what="pieces", reason=reason)
     while True:
         for _ in range(em_iterations):  # O(N * L) each
             pieces, _ = em_step(words, pieces)
@@ -243,11 +243,3 @@ def train_unigram(
             break
         pieces = prune(words, pieces, max(vocab_size, int(len(pieces) * shrink)))  # O(N * L^2)
     return Unigram(dict(sorted(pieces.items(), key=lambda item: (-item[1], item[0]))))
-
-
-def _report_short(asked: int, got: int, on_short: OnShort) -> None:
-    message = f"asked for {asked} pieces but the corpus has only {got} characters and substrings to start from"
-    if on_short == "raise":
-        raise ValueError(message)
-    if on_short == "warn":
-        warnings.warn(message, stacklevel=3)

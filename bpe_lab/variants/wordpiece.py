@@ -30,12 +30,11 @@ What it adds over ``core.train`` and ``core.encode``:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from itertools import islice
 
-from bpe_lab.core.symbols import END_OF_WORD, ON_SHORT, OnShort, Pair, check_choice, check_int
+from bpe_lab.core.symbols import END_OF_WORD, ON_SHORT, OnShort, Pair, check_choice, check_int, report_short
 from bpe_lab.core.train import corpus_from_word_freq, count_pairs
 
 __all__ = ["WordPiece", "train_wordpiece", "wordpiece_merges", "wordpiece_alphabet", "wordpiece_scores"]
@@ -301,7 +300,7 @@ def train_wordpiece(
     while len(pieces) < vocab_size:
         new = next(rounds, None)
         if new is None:
-            _report_short(vocab_size, len(pieces), on_short)
+            report_short(vocab_size, len(pieces), on_short, what="pieces", reason="every word is now a single piece")
             break
         if new[1] not in known:
             known.add(new[1])
@@ -312,14 +311,6 @@ def train_wordpiece(
         continuing_subword_prefix=continuing_subword_prefix,
         max_input_chars_per_word=max_input_chars_per_word,
     )
-
-
-def _report_short(asked: int, got: int, on_short: OnShort) -> None:
-    message = f"asked for {asked} pieces but only {got} were possible: every word is now a single piece"
-    if on_short == "raise":
-        raise ValueError(message)
-    if on_short == "warn":
-        warnings.warn(message, stacklevel=3)
 
 
 def wordpiece_scores(word_freq: Mapping[str, int], *, end_of_word: str | None = END_OF_WORD) -> dict[Pair, float]:
