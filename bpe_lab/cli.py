@@ -5,7 +5,7 @@ bpe-lab encode --merges-file merges.txt lowest newer
 bpe-lab encode-file corpus.txt --gpt2 --out ids.npy --workers 2
 bpe-lab corpus --mb 128          # an offline corpus for the benchmark
 bpe-lab lab [FOLDER]             # the course, copied out of the installed package
-bpe-lab release / grade / bench  # exercises, grading, the benchmark
+bpe-lab release / grade / gradescope / bench  # exercises, grading, the benchmark
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from bpe_lab.core.textfile import read_text
 from bpe_lab.core.train import train_bpe
 from bpe_lab.course import copy_course, open_lab
 from bpe_lab.grading.grader import add_grade_command
+from bpe_lab.grading.gradescope import add_gradescope_command
 from bpe_lab.grading.release import add_release_command
 
 
@@ -125,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_release_command(sub)
     add_grade_command(sub)
+    add_gradescope_command(sub)
     add_bench_command(sub)
     return parser
 

@@ -226,20 +226,20 @@ def _task(report, gid: str):
     return next(t for t in report.tasks if t.grade_id == gid.removesuffix("_answer"))
 
 
-def test_every_graded_task_but_one_has_a_delegation_to_test():
+def test_every_delegation_answers_a_graded_task():
     answers = {
         c.metadata["nbgrader"]["grade_id"]
         for name in NAMES
         for c in _solution(name).cells
-        if c.metadata.get("nbgrader", {}).get("solution")
+        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"
     }
-    assert answers == set(DELEGATIONS) | NO_PACKAGE_ANSWER
+    assert set(DELEGATIONS) | NO_PACKAGE_ANSWER <= answers
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_solutions_keep_full_marks(graded, name):
     report = graded[("solution", name)]
-    assert report.total == report.max_total > 0, report.tasks
+    assert report.total + report.pending == report.max_total > 0, report.tasks
 
 
 @pytest.mark.parametrize("route", ROUTES)

@@ -29,7 +29,7 @@ def test_exercises_are_in_sync_with_solutions():
 
 def test_there_is_one_exercise_notebook_per_chapter():
     names = sorted(render(SOLUTIONS))
-    assert [n[:2] for n in names] == ["01", "02", "03", "04", "05", "06"][: len(names)]
+    assert [n[:2] for n in names] == [f"{i:02d}" for i in range(1, len(names) + 1)]
     assert len(names) >= 4
 
 
@@ -40,8 +40,10 @@ def test_an_exercise_holds_no_solution_no_hidden_test_and_no_output(name):
     assert "### BEGIN" not in text and "### END" not in text
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
+        if meta.get("solution") and cell.cell_type == "code":
             assert "# YOUR CODE HERE\n" in cell.source and cell.source.rstrip().endswith("raise NotImplementedError()")
+        if meta.get("solution") and cell.cell_type == "markdown":  # a written answer
+            assert "YOUR ANSWER HERE" in cell.source
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
         if meta.get("locked"):
@@ -84,6 +86,17 @@ def test_a_markdown_answer_becomes_your_answer_here():
         cells=[nbformat.v4.new_markdown_cell("Why?\n### BEGIN SOLUTION\nBecause.\n### END SOLUTION")]
     )
     assert release_notebook(nb, "07_x").cells[0].source == "Why?\nYOUR ANSWER HERE"
+
+
+def test_a_written_answer_without_markers_is_replaced_whole_as_nbgrader_does():
+    answer = nbformat.v4.new_markdown_cell("Because ranks replay training.")
+    answer.metadata["nbgrader"] = {"grade": True, "solution": True, "points": 2, "grade_id": "07_x_why"}
+    code = nbformat.v4.new_code_cell("def f():\n    return 1")
+    code.metadata["nbgrader"] = {"grade": False, "solution": True, "grade_id": "07_x_f"}
+    nb = nbformat.v4.new_notebook(cells=[answer, code])
+    released = release_notebook(nb, "07_x").cells
+    assert released[0].source == "YOUR ANSWER HERE" and "ranks" not in released[0].source
+    assert released[1].source == "# YOUR CODE HERE\nraise NotImplementedError()"
 
 
 def test_release_writes_and_check_reports_a_stale_folder(tmp_path, capsys):

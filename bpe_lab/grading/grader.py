@@ -45,9 +45,20 @@ judging it. What a submission can and cannot do, and why:
   still runs, and each report says it graded without a sandbox (then a
   determined submission could read the answers from disk).
 
-``bpe-lab grade`` (``add_grade_command``) prints the reports and writes the
-gradebook. The names of ``tasks`` and ``report`` that the command line and
-the tests use are importable from here too.
+- Hidden cases cannot be memorised: besides the solution's fixed ones,
+  each task gets cases generated for this student (``cases``), whose
+  expected values exist only here. A task earns its points times the
+  fraction of its cases right (``judge``). Written answers (nbgrader's
+  manually graded cells) are never scored here: the report carries the
+  learner's text, its points pending.
+
+``bpe-lab grade`` (``add_grade_command``) grades a class: ``--workers``
+submissions at a time (one per core by default), each in its own kernels,
+folders and sandbox; students and assignments are told by ``roster``; it
+prints the reports (or ``--json``), writes the gradebook (``--out``, one row
+per student) and a feedback file per student (``--feedback``, ``feedback``).
+The names of ``tasks`` and ``report`` that the command line and the tests
+use are importable from here too.
 """
 
 from __future__ import annotations
@@ -55,23 +66,38 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import nbformat
 
+from bpe_lab.grading.cases import with_generated
+from bpe_lab.grading.feedback import write_feedback
 from bpe_lab.grading.jail import Confinement, confine, repository
-from bpe_lab.grading.judge import score, short
+from bpe_lab.grading.judge import score, score_written, short
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
+from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells, write_kernelspec
 from bpe_lab.grading.stubs import package_dir, stub_package
-from bpe_lab.grading.submissions import PathLike, assignment_of, expand, read_solutions, read_submission
-from bpe_lab.grading.tasks import HiddenCase, Step, Task, assemble, load_tasks, parse_hidden, probe_only
+from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
+from bpe_lab.grading.tasks import (
+    HiddenCase,
+    Step,
+    Task,
+    Written,
+    assemble,
+    load_tasks,
+    load_written,
+    parse_hidden,
+    probe_only,
+)
 
 __all__ = [
     "Limits",
@@ -126,9 +152,16 @@ class _Grading:
     solutions_dir: Path
     kernel_dirs: Path
     limits: Limits
-    override: str | None
     sandbox: bool | None
+    salt: str = ""
+    hide: tuple[Path, ...] = ()
     stubs: dict[tuple[str, ...], Path] = field(default_factory=dict)
+    tasks: dict[str, list[Task]] = field(default_factory=dict)
+    written: dict[str, list[Written]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, solution in self.solutions.items():
+            self.tasks[name], self.written[name] = load_tasks(solution), load_written(solution)
 
     def stubbed(self, forbid: tuple[str, ...]) -> Path:
         """The package copy without ``forbid``'s bodies (made once per set)."""
@@ -138,30 +171,33 @@ class _Grading:
         return self.stubs[forbid]
 
 
-async def _grade_one(path: Path, run: _Grading) -> Report:
-    nb, problem = None, ""
+async def _grade_one(sub: Submission, run: _Grading) -> Report:
+    report = Report(str(sub.path), sub.assignment, student=sub.student, note=sub.note)
+    if sub.assignment not in run.solutions:
+        report.error = sub.error or f"unknown assignment {sub.assignment!r}"
+        return report
+    solution = run.solutions[sub.assignment]
+    tasks = with_generated(run.tasks[sub.assignment], sub.student, run.salt)
+    written = run.written[sub.assignment]
     try:
-        nb = read_submission(path)
+        nb = read_submission(sub.path)
     except (OSError, ValueError) as err:
-        problem = str(err)
-    name = assignment_of(path, nb, list(run.solutions), run.override)
-    report = Report(str(path), name)
-    if name not in run.solutions:
-        report.error = (
-            problem or f"cannot tell which assignment this is (not one of {', '.join(run.solutions)}); use --assignment"
-        )
+        report.error = str(err)
+        lost = [TaskResult(t.grade_id, 0, t.points, str(err), cases=len(t.cases)) for t in tasks]
+        report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, str(err)) for w in written])
         return report
-    solution = run.solutions[name]
-    tasks = load_tasks(solution)
-    if nb is None:
-        report.error = problem
-        report.tasks = [TaskResult(t.grade_id, 0, t.points, problem) for t in tasks]
-        return report
-    steps = assemble(solution, nb)
-    outcomes, report.sandbox = await _run_in_tempdir(path, nb, steps, run, None)
+    steps = assemble(solution, nb, tasks)
+    outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, None)
     report.tasks = [score(t, outcomes.get(t.grade_id)) for t in tasks]
-    await _recheck(path, nb, steps, tasks, report, run)
+    await _recheck(sub.path, nb, steps, tasks, report, run)
+    report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
+
+
+def _in_order(solution: nbformat.NotebookNode, results: list[TaskResult]) -> list[TaskResult]:
+    """Results in the order of their cells in the solution."""
+    order = {str(c.get("metadata", {}).get("nbgrader", {}).get("grade_id")): i for i, c in enumerate(solution.cells)}
+    return sorted(results, key=lambda r: order.get(r.grade_id, len(order)))
 
 
 async def _recheck(
@@ -178,8 +214,8 @@ async def _recheck(
     for forbid, group in groups.items():
         outcomes, _ = await _run_in_tempdir(path, nb, probe_only(steps, group), run, run.stubbed(forbid))
         for task in group:
-            again = score(task, outcomes.get(task.grade_id))
-            if again.points < task.points:
+            again, first = score(task, outcomes.get(task.grade_id)), report.tasks[scored[task.grade_id]]
+            if again.points < first.points:
                 again.message = short(_without_answers(again.message), 500)
                 report.tasks[scored[task.grade_id]] = again
 
@@ -203,45 +239,60 @@ async def _run_in_tempdir(
         workdir.mkdir()
         nbformat.write(nb, workdir / path.name)  # type: ignore[no-untyped-call, unused-ignore]
         home = package_dir()
-        hide = [run.solutions_dir, path.resolve().parent, *filter(None, [repository(home)])]
+        hide = [run.solutions_dir, path.resolve().parent, *run.hide, *filter(None, [repository(home)])]
         confinement = confine(folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox)
         return await _execute(steps, workdir, run.kernel_dirs, run.limits, confinement), confinement.note
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def grade(
-    submissions: list[PathLike],
+    submissions: Sequence[PathLike],
     *,
     solutions_dir: PathLike = "solutions",
     limits: Limits | None = None,
-    jobs: int = 1,
+    workers: int | None = None,
+    jobs: int | None = None,
     assignment: str | None = None,
     sandbox: bool | None = None,
+    salt: str = "",
+    hide: Sequence[PathLike] = (),
 ) -> list[Report]:
     """Grade every submission (files, or folders searched for ``*.ipynb``);
-    ``jobs`` kernels run at a time, each within ``limits`` (default:
-    ``Limits()``). ``sandbox``: True requires bubblewrap, False goes
-    without, None (default) uses it where it works. Reports come back in
-    submission order."""
+        ``workers`` submissions at a time (``jobs`` is its old name; default:
+        one per core), each within ``limits`` (default: ``Limits()``).
+        ``sandbox``: True requires bubblewrap, False goes without, None
+        (default) uses it where it works. ``salt``: a course secret mixed into
+        the seeds of the generated cases; ``hide``: more folders the kernels must
+    not see. Reports come back in submission order."""
     limits = Limits() if limits is None else limits
-    paths = expand(submissions)
+    workers = workers or jobs or default_workers()
     solutions = read_solutions(Path(solutions_dir))
     if assignment is not None and assignment not in solutions:
         raise ValueError(f"unknown assignment {assignment!r}; choose one of {', '.join(solutions)}")
+    subs = collect(submissions, solutions, assignment)
 
     async def run_all() -> list[Report]:
-        gate = asyncio.Semaphore(max(1, jobs))
+        gate = asyncio.Semaphore(max(1, workers))
         spec_root = Path(tempfile.mkdtemp(prefix="bpe-lab-kernel-"))
         try:
             kernel_dirs = write_kernelspec(spec_root, limits)
-            run = _Grading(solutions, Path(solutions_dir).resolve(), kernel_dirs, limits, assignment, sandbox)
+            hidden = tuple(Path(h).resolve() for h in hide)
+            run = _Grading(solutions, Path(solutions_dir).resolve(), kernel_dirs, limits, sandbox, salt, hidden)
 
-            async def one(path: Path) -> Report:
+            async def one(sub: Submission) -> Report:
                 async with gate:
-                    return await _grade_one(path, run)
+                    return await _grade_one(sub, run)
 
-            return list(await asyncio.gather(*(one(p) for p in paths)))
+            return list(await asyncio.gather(*(one(s) for s in subs)))
         finally:
             shutil.rmtree(spec_root, ignore_errors=True)
 
@@ -276,14 +327,17 @@ def grade_notebook(path: PathLike, **kwargs: Any) -> Report:
 def _run(args: argparse.Namespace) -> None:
     limits = Limits(args.cell_timeout, args.timeout, args.memory_mb)
     sandbox = {"auto": None, "require": True, "off": False}[args.sandbox]
+    started = time.monotonic()
     reports = grade(
         args.submissions,
         solutions_dir=args.solutions,
         limits=limits,
-        jobs=args.jobs,
+        workers=args.workers,
         assignment=args.assignment,
         sandbox=sandbox,
+        salt=args.salt,
     )
+    seconds = time.monotonic() - started
     if args.json:
         print(json.dumps([r.to_dict() for r in reports], indent=1))
     else:
@@ -291,16 +345,31 @@ def _run(args: argparse.Namespace) -> None:
     if args.out:
         gradebook(reports).to_csv(args.out, index=False)
         print(f"wrote {args.out} ({len(reports)} submissions)", file=sys.stderr)
+    if args.feedback:
+        written = write_feedback(reports, args.feedback)
+        print(f"wrote {len(written)} feedback files to {args.feedback}", file=sys.stderr)
+    workers = args.workers or default_workers()
+    print(
+        f"graded {len(reports)} submissions in {seconds:.1f} s "
+        f"({seconds / max(1, len(reports)):.2f} s each, {workers} workers)",
+        file=sys.stderr,
+    )
 
 
 def add_grade_command(subparsers: Any) -> None:
     """Register ``bpe-lab grade`` (kept here so cli.py only wires it in)."""
     parser = subparsers.add_parser("grade", help="grade submitted notebooks against solutions/ into a gradebook")
-    parser.add_argument("submissions", nargs="+", help="notebooks, or folders of notebooks")
-    parser.add_argument("--out", help="write the gradebook CSV here")
+    parser.add_argument("submissions", nargs="+", help="notebooks, or folders of notebooks (any layout: see README)")
+    parser.add_argument("--out", help="write the gradebook CSV here (one row per student)")
+    parser.add_argument("--feedback", metavar="DIR", help="write one Markdown feedback file per student here")
     parser.add_argument("--json", action="store_true", help="print the per-task reports as JSON")
     parser.add_argument("--solutions", default="solutions", help="folder of solution notebooks (default: solutions)")
     parser.add_argument("--assignment", help="grade every submission as this assignment (e.g. 02_training)")
+    parser.add_argument(
+        "--salt",
+        default=os.environ.get("BPE_LAB_SALT", ""),
+        help="a course secret mixed into the generated hidden cases' seeds (default: $BPE_LAB_SALT)",
+    )
     parser.add_argument(
         "--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds per cell (default: %(default)s)"
     )
@@ -313,7 +382,13 @@ def add_grade_command(subparsers: Any) -> None:
         default=Limits.memory_mb,
         help="address-space limit of each kernel (default: %(default)s)",
     )
-    parser.add_argument("--jobs", type=int, default=1, help="kernels to run at once (default: 1)")
+    parser.add_argument(
+        "--workers",
+        "--jobs",
+        dest="workers",
+        type=int,
+        help="submissions graded at once, each in its own kernel (default: one per core)",
+    )
     parser.add_argument(
         "--sandbox",
         choices=["auto", "require", "off"],

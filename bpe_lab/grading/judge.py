@@ -1,11 +1,34 @@
 """Judging a task from what its kernel reported: plain data, compared here.
 
-What this adds over ``tasks`` (the hidden cases and what the kernel sends
-back for each): the verdict. Each hidden case's value arrives as a
-``repr``, is parsed with ``ast.literal_eval`` (never run) and compared with
-the literal the solution wrote, type included. The kernel's report of a
-forbidden function it reached (``guard``) is believed only because it costs
-the task its points; nothing the kernel says can earn them.
+What this adds over ``tasks`` (the hidden cases) and ``probe`` (what the
+kernel sends back for each): the verdict. Each hidden case's value arrives
+as text, is parsed with ``ast.literal_eval`` (never run) and compared with
+the expected value, type included, in the grader process; a value that was
+not plain data (a generator, an object whose ``__eq__`` always says True)
+fails its case.
+
+**Partial credit.** A task earns its points times the fraction of its
+hidden cases (fixed and generated) that came out right, rounded to 0.01. Two
+things still cost the whole task, because they are about the task rather
+than one case: its visible checks failing (the learner can run those, as
+with nbgrader, where a failing test cell is 0), and a forbidden function
+reached (``guard``). The kernel's word on either is believed only because it
+costs points; nothing the kernel says can earn them.
+
+**Written answers** (``score_written``) are not judged at all: the result
+carries the learner's text with its points pending, for a person; only an
+answer cell left as the exercise gave it, or deleted, is 0 (as nbgrader
+gives an unchanged answer cell 0).
+
+**What a message may say.** Feedback goes back to the learner, so a failed
+case is shown by its input and what was wrong with the value (its type, its
+length, the first wrong item, as the learner's value has it), never by the
+expected value: ``describe`` does that.
+
+>>> describe(["lo", "w"], ["low"])
+'2 items, expected 1'
+>>> describe({("a", "b"): 3}, {("a", "b"): 4})
+"wrong value at [('a', 'b')]: 3"
 """
 
 from __future__ import annotations
@@ -14,12 +37,14 @@ import ast
 import re
 from typing import Any
 
-from bpe_lab.grading.guard import delegation_message
-from bpe_lab.grading.report import TaskResult
-from bpe_lab.grading.sandbox import Outcome
-from bpe_lab.grading.tasks import Task
+import nbformat
 
-__all__ = ["short", "judge", "score"]
+from bpe_lab.grading.guard import delegation_message
+from bpe_lab.grading.report import PENDING, TaskResult
+from bpe_lab.grading.sandbox import Outcome
+from bpe_lab.grading.tasks import HiddenCase, Task, Written, written_answer
+
+__all__ = ["short", "describe", "judge", "score", "score_written"]
 
 
 def short(text: str, limit: int = 300) -> str:
@@ -45,33 +70,111 @@ def _delegation(task: Task, results: list[Any]) -> str:
     return ""
 
 
-def judge(task: Task, probes: list[Any]) -> str:
-    """ "" if every hidden case returned its literal, else why not."""
+def describe(got: Any, expected: Any, where: str = "") -> str:
+    """What is wrong with ``got``, in terms of ``got`` only: the type, the
+    length or the first wrong item, never the expected value itself."""
+    at = f" at {where}" if where else ""
+    if type(got) is not type(expected):
+        return f"{type(got).__name__}{at}, expected a {type(expected).__name__}"
+    if isinstance(got, (list, tuple)):
+        if len(got) != len(expected):
+            return f"{len(got)} items{at}, expected {len(expected)}"
+        for i, (a, b) in enumerate(zip(got, expected)):
+            if a != b or type(a) is not type(b):
+                return describe(a, b, f"{where}[{i}]")
+    if isinstance(got, dict):
+        extra = [k for k in got if k not in expected]
+        if extra:
+            return f"{short(repr(extra[0]), 80)} should not be a key{at}"
+        missing = sum(k not in got for k in expected)
+        if missing:
+            return f"{missing} key{'s' * (missing > 1)} missing{at}"
+        for key, value in got.items():
+            if value != expected[key] or type(value) is not type(expected[key]):
+                return describe(value, expected[key], f"{where}[{short(repr(key), 60)}]")
+    if isinstance(got, (str, bytes)):
+        first = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
+        if first is None:
+            return f"{len(got)} characters{at}, expected {len(expected)}"
+        return f"wrong from position {first}{at}: {short(repr(got[first : first + 20]), 60)}"
+    return f"wrong value{at}: {short(repr(got), 80)}"
+
+
+def _case_failure(number: int, case: HiddenCase, result: Any) -> str:
+    """Why one hidden case failed ("" if it passed)."""
+    label = f"hidden test {number}{' (generated for you)' if case.generated else ''}: {short(case.call, 240)}"
+    if not isinstance(result, dict):
+        return f"{label}: the kernel reported garbage"
+    if "error" in result:
+        hint = " (not written yet?)" if str(result["error"]).startswith("NotImplementedError") else ""
+        return f"{label} raised {short(str(result['error']), 200)}{hint}"
+    if "unplain" in result:
+        kind = short(str(result["unplain"]), 80)
+        hint = " (return a list, not a generator)" if kind.endswith("generator") else ""
+        return f"{label} returned a {kind}, not plain data (lists, tuples, dicts, str, bytes, numbers){hint}"
+    if "too_large" in result:
+        return f"{label} returned a value over {result['too_large']} characters long: far more than the answer"
+    try:
+        value = ast.literal_eval(str(result.get("repr")))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return f"{label} returned {short(str(result.get('repr')), 120)}, which is not plain data"
+    if value == case.expected and type(value) is type(case.expected) and _same_types(value, case.expected):
+        return ""
+    return f"{label} returned {short(repr(value), 150)}: {describe(value, case.expected)}"
+
+
+def _same_types(got: Any, expected: Any, depth: int = 0) -> bool:
+    """Equal values of the same types all the way down (1 == 1.0 == True)."""
+    if type(got) is not type(expected) or depth > 100:
+        return False
+    if isinstance(got, (list, tuple)):
+        return all(_same_types(a, b, depth + 1) for a, b in zip(got, expected))
+    if isinstance(got, dict):
+        return all(_same_types(v, expected[k], depth + 1) for k, v in got.items())
+    return True
+
+
+def judge(task: Task, probes: list[Any]) -> tuple[int, str]:
+    """How many hidden cases came out right, and why the first wrong one
+    did not ("" when all did). A delegation or a probe that did not report
+    back counts as none right."""
     if len(probes) != 1 or not isinstance(probes[0], list) or len(probes[0]) != len(task.cases):
-        return "the hidden tests did not report back (was the test cell tampered with?)"
+        return 0, "the hidden tests did not report back (was the test cell tampered with?)"
     delegated = _delegation(task, probes[0])
     if delegated:
-        return delegated
-    for number, (case, result) in enumerate(zip(task.cases, probes[0]), start=1):
-        if not isinstance(result, dict):
-            return "the hidden tests reported garbage"
-        call = short(case.call, 120)
-        if "error" in result:
-            hint = " (not written yet?)" if str(result["error"]).startswith("NotImplementedError") else ""
-            return f"hidden test {number}: {call} raised {result['error']}{hint}"
-        try:
-            value = ast.literal_eval(str(result.get("repr")))
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            shown = short(str(result.get("repr")), 120)
-            return f"hidden test {number}: {call} returned {shown}, which is not a plain value"
-        if value != case.expected or type(value) is not type(case.expected):
-            got, expected = short(repr(value), 150), short(repr(case.expected), 150)
-            return f"hidden test {number}: {call} returned {got}, expected {expected}"
-    return ""
+        return 0, delegated
+    failures = [_case_failure(n, case, r) for n, (case, r) in enumerate(zip(task.cases, probes[0]), start=1)]
+    wrong = [f for f in failures if f]
+    if not wrong:
+        return len(task.cases), ""
+    passed = len(task.cases) - len(wrong)
+    return passed, f"{passed}/{len(task.cases)} hidden tests passed; {wrong[0]}"
 
 
 def score(task: Task, outcome: Outcome | None) -> TaskResult:
+    """The task's points from its test cell's outcome: 0 if the cell failed
+    (its visible checks, a timeout, a crash), else the fraction of hidden
+    cases right."""
+    total = len(task.cases)
     if outcome is None:
-        return TaskResult(task.grade_id, 0, task.points, "not run: the notebook stopped before this task")
-    message = outcome.error if outcome.status != "ok" else judge(task, outcome.results) if task.cases else ""
-    return TaskResult(task.grade_id, 0 if message else task.points, task.points, short(message, 500))
+        message = "not run: the notebook stopped before this task"
+        return TaskResult(task.grade_id, 0, task.points, message, cases=total)
+    if outcome.status != "ok":
+        return TaskResult(task.grade_id, 0, task.points, short(outcome.error, 500), cases=total)
+    if not task.cases:
+        return TaskResult(task.grade_id, task.points, task.points)
+    passed, message = judge(task, outcome.results)
+    points = round(task.points * passed / total, 2)
+    return TaskResult(task.grade_id, points, task.points, short(message, 500), passed=passed, cases=total)
+
+
+def score_written(nb: nbformat.NotebookNode, written: Written) -> TaskResult:
+    """A written answer: pending with the learner's text, or 0 when nothing
+    was written (as nbgrader does for an unchanged answer cell)."""
+    text = written_answer(nb, written)
+    if text is None:
+        return TaskResult(written.grade_id, 0, written.points, "the answer cell is missing from the submission")
+    if not text and written.kind != "task":
+        return TaskResult(written.grade_id, 0, written.points, "not answered: the cell still holds the exercise's text")
+    message = f"needs manual grading ({written.points:g} point{'' if written.points == 1 else 's'} pending)"
+    return TaskResult(written.grade_id, 0, written.points, message, status=PENDING, answer=short(text, 4000))

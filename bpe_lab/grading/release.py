@@ -7,6 +7,8 @@ The solutions are the single source (nbgrader's convention, without nbgrader):
   in a markdown cell), at the indentation of the ``BEGIN`` line;
 - a region between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS`` is
   removed; the grader puts it back from the solution;
+- a solution cell without those markers (a written answer in markdown) is
+  replaced whole by the stub, as nbgrader does;
 - outputs and execution counts are cleared, and locked cells are marked
   read-only for JupyterLab.
 
@@ -30,6 +32,7 @@ __all__ = [
     "BEGIN_HIDDEN",
     "END_HIDDEN",
     "strip_regions",
+    "released_source",
     "release_notebook",
     "render",
     "release",
@@ -77,11 +80,27 @@ def strip_regions(source: str, begin: str, end: str, stub: tuple[str, ...] = ())
     return "\n".join(out).rstrip()
 
 
+def released_source(cell: nbformat.NotebookNode) -> str:
+    """What the learner's copy of ``cell`` says. A solution cell without
+    ``BEGIN SOLUTION`` markers (a written answer, usually) is replaced
+    whole, as nbgrader does, so its model answer never reaches exercises/.
+
+    >>> from nbformat.v4 import new_markdown_cell
+    >>> released_source(new_markdown_cell("BPE merges by frequency.", metadata={"nbgrader": {"solution": True}}))
+    'YOUR ANSWER HERE'
+    """
+    stub = _CODE_STUB if cell.cell_type == "code" else _MARKDOWN_STUB
+    source = str(cell.source)
+    solution = cell.get("metadata", {}).get("nbgrader", {})
+    if isinstance(solution, dict) and solution.get("solution") and BEGIN_SOLUTION not in source:
+        return "\n".join(stub)
+    source = strip_regions(source, BEGIN_SOLUTION, END_SOLUTION, stub)
+    return strip_regions(source, BEGIN_HIDDEN, END_HIDDEN)
+
+
 def _release_cell(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
     cell = copy.deepcopy(cell)
-    stub = _CODE_STUB if cell.cell_type == "code" else _MARKDOWN_STUB
-    source = strip_regions(cell.source, BEGIN_SOLUTION, END_SOLUTION, stub)
-    cell.source = strip_regions(source, BEGIN_HIDDEN, END_HIDDEN)
+    cell.source = released_source(cell)
     cell.metadata = {k: cell.metadata[k] for k in _KEPT_CELL_METADATA if k in cell.metadata}
     if cell.metadata.get("nbgrader", {}).get("locked"):
         cell.metadata.update(editable=False, deletable=False)

@@ -1,16 +1,21 @@
-"""Scores as data: one report per submission, a gradebook for all of them.
+"""Scores as data: one report per submission, a gradebook for a class.
 
 What this adds over ``tasks`` (what is graded): what grading found. A
-``Report`` holds one ``TaskResult`` per task, points and the reason for any
-lost points; ``format_report`` prints it for a person, ``Report.to_dict``
-for a program, and ``gradebook`` puts many side by side in a pandas table
-(one row per submission, one column per task, total).
+``Report`` holds one ``TaskResult`` per graded cell: the points earned
+(partial credit: the fraction of hidden cases right), the reason for any
+lost, and for a written answer (graded by a person, not here) the learner's
+text with its points *pending*: counted neither as 0 nor as earned (the
+maximum counts them; ``Report.pending`` says how many await a person).
+``format_report`` prints a report for a person, ``Report.to_dict`` for a
+program, and ``gradebook`` puts a class side by side in a pandas table: one
+row per student, one column per task, the total, the maximum and the points
+still pending.
 
->>> report = Report("alice.ipynb", "02_training", [TaskResult("train", 2, 2), TaskResult("count", 0, 1, "wrong")])
+>>> report = Report("alice.ipynb", "02_training", [TaskResult("train", 2, 2), TaskResult("count", 0.5, 1, "wrong")])
 >>> print(format_report(report))
-alice.ipynb (02_training): 2/3
+alice.ipynb (02_training): 2.5/3
   train                              2/2  ok
-  count                              0/1  wrong
+  count                            0.5/1  wrong
 """
 
 from __future__ import annotations
@@ -21,18 +26,32 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["TaskResult", "Report", "gradebook", "format_report"]
+__all__ = ["PENDING", "TaskResult", "Report", "gradebook", "format_report"]
+
+#: The status, and the gradebook entry, of a task a person still has to grade.
+PENDING = "pending"
 
 
 @dataclass
 class TaskResult:
     """The points one task earned out of ``max_points``; ``message`` says
-    why any were lost ("" for full marks)."""
+    why any were lost ("" for full marks). ``passed`` of ``cases`` hidden
+    cases came out right. ``status`` is "graded", or ``PENDING`` for a
+    written answer a person grades (``answer`` is its text; ``points`` are
+    0 until then and count nowhere)."""
 
     grade_id: str
     points: float
     max_points: float
     message: str = ""
+    passed: int = 0
+    cases: int = 0
+    status: str = "graded"
+    answer: str = ""
+
+    @property
+    def pending(self) -> bool:
+        return self.status == PENDING
 
 
 @dataclass
@@ -40,52 +59,85 @@ class Report:
     """Everything grading found about one submission; ``error`` is set when
     the submission could not be graded at all (not a notebook, unknown
     assignment); ``sandbox`` is "" when its kernels ran in the sandbox, else
-    why not ("graded without a sandbox (...)")."""
+    why not ("graded without a sandbox (...)"); ``student`` is who submitted
+    it (``roster``) and ``note`` anything the instructor should know about
+    how that or the assignment was told."""
 
     submission: str
     assignment: str | None
     tasks: list[TaskResult] = field(default_factory=list)
     error: str = ""
     sandbox: str = ""
+    student: str = ""
+    note: str = ""
 
     @property
     def total(self) -> float:
-        return sum(t.points for t in self.tasks)
+        """The points earned on automatically graded tasks."""
+        return round(sum(t.points for t in self.tasks if not t.pending), 2)
 
     @property
     def max_total(self) -> float:
+        """What all the tasks are worth, written answers included."""
         return sum(t.max_points for t in self.tasks)
 
+    @property
+    def pending(self) -> float:
+        """What the written answers awaiting a person are worth."""
+        return sum(t.max_points for t in self.tasks if t.pending)
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "total": self.total, "max_total": self.max_total}
+        return {**asdict(self), "total": self.total, "max_total": self.max_total, "pending": self.pending}
 
 
 def gradebook(reports: list[Report]) -> pd.DataFrame:
-    """One row per submission, one column per task (in notebook order), total and max."""
+    """One row per student (their reports for different assignments side by
+    side), one column per task in notebook order ("pending" for a written
+    answer not graded yet), then total, max and pending points."""
     import pandas as pd
 
     columns: dict[str, None] = {}
-    rows = []
+    rows: dict[str, dict[str, Any]] = {}
     for report in reports:
-        row: dict[str, Any] = {"submission": report.submission, "assignment": report.assignment}
+        key = report.student or report.submission
+        row = rows.setdefault(key, {"student": key, "assignment": [], "submission": [], "error": []})
+        row["assignment"].append(report.assignment or "?")
+        row["submission"].append(report.submission)
+        row["error"].extend(filter(None, [report.error]))
+        row.update(
+            total=round(row.get("total", 0) + report.total, 2),
+            max=row.get("max", 0) + report.max_total,
+            pending=row.get("pending", 0) + report.pending,
+        )
         for task in report.tasks:
             columns[task.grade_id] = None
-            row[task.grade_id] = task.points
-        row.update(total=report.total, max=report.max_total, error=report.error)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["submission", "assignment", *columns, "total", "max", "error"])
+            row[task.grade_id] = PENDING if task.pending else task.points
+    for row in rows.values():
+        row.update({k: "; ".join(row[k]) for k in ("assignment", "submission", "error")})
+    order = ["student", "assignment", "submission", *columns, "total", "max", "pending", "error"]
+    return pd.DataFrame(list(rows.values()), columns=order)
 
 
 def format_report(report: Report) -> str:
     """A few readable lines: the total, then one line per task."""
+    pending = f" ({report.pending:g} pending manual grading)" if report.pending else ""
     lines = [
-        f"{report.submission} ({report.assignment or 'unknown assignment'}): {report.total:g}/{report.max_total:g}"
+        f"{report.submission} ({report.assignment or 'unknown assignment'}): "
+        f"{report.total:g}/{report.max_total:g}{pending}"
     ]
-    if report.error:
-        lines.append(f"  ! {report.error}")
-    if report.sandbox:
-        lines.append(f"  ! {report.sandbox}")
+    for note in (report.error, report.note, report.sandbox):
+        if note:
+            lines.append(f"  ! {note}")
     for task in report.tasks:
-        status = "ok" if not task.message else task.message
-        lines.append(f"  {task.grade_id:<34} {task.points:g}/{task.max_points:g}  {status}")
+        if task.pending:
+            status = f"{PENDING}/{task.max_points:g}  needs manual grading"
+        else:
+            status = f"{task.points:g}/{task.max_points:g}  {task.message or 'ok'}"
+        lines.append(f"  {task.grade_id:<30} {_right(status)}")
     return "\n".join(lines)
+
+
+def _right(status: str) -> str:
+    """The points right-aligned in a column of 7, then the message."""
+    points, _, rest = status.partition("  ")
+    return f"{points:>7}  {rest}"

@@ -10,6 +10,8 @@ What the grader needs from a kernel, and why each piece is here:
   matplotlib cache touch nothing else.
 - **Little memory in the grader.** Only errors and results sent with
   ``RESULT_MIME`` are kept; a cell that prints megabytes is read and dropped.
+- **Nothing left running.** Whatever the kernel started is killed when
+  its cells are done (``reaper``).
 - **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
   ``SIGKILL``, out of memory) a new kernel replays the replayable cells that
   had worked, and the run continues with the next cell.
@@ -22,6 +24,7 @@ What the grader needs from a kernel, and why each piece is here:
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import os
@@ -35,6 +38,7 @@ from typing import Any
 import nbformat
 
 from bpe_lab.grading.jail import Confinement
+from bpe_lab.grading.reaper import MARK, new_token, reap
 
 __all__ = ["RESULT_MIME", "KERNEL_NAME", "Limits", "Cell", "Outcome", "write_kernelspec", "run_cells"]
 
@@ -92,8 +96,9 @@ def write_kernelspec(folder: Path, limits: Limits) -> Path:
     return folder / "kernels"
 
 
-def _kernel_env(workdir: Path, confinement: Confinement) -> dict[str, str]:
+def _kernel_env(workdir: Path, confinement: Confinement, token: str) -> dict[str, str]:
     env = dict(os.environ)
+    env[MARK] = token  # every process the kernel starts inherits it: see reaper
     package_root = str(Path(__file__).resolve().parents[2])
     if confinement.package is not None and not confinement.command:
         package_root = os.pathsep.join([str(confinement.package.parent), package_root])
@@ -138,6 +143,7 @@ class _Kernel:
     def __init__(self, workdir: Path, kernel_dirs: Path, limits: Limits, confinement: Confinement):
         self.workdir, self.kernel_dirs, self.limits = workdir, kernel_dirs, limits
         self.confinement = confinement
+        self.token = new_token()
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
         self.deadline = time.monotonic() + limits.notebook_timeout
 
@@ -159,7 +165,7 @@ class _Kernel:
         )
         await self.client.async_start_new_kernel(
             cwd=str(self.workdir),
-            env=_kernel_env(self.workdir, self.confinement),
+            env=_kernel_env(self.workdir, self.confinement, self.token),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -252,6 +258,7 @@ async def run_cells(
         stopped = f"the kernel could not run this notebook: {type(err).__name__}: {err}{hint}"
     finally:
         await kernel.stop()
+        await asyncio.to_thread(reap, kernel.token)  # what the kernel started, and a kernel that would not stop
     return outcomes + [Outcome("not run", stopped or "not run") for _ in cells[len(outcomes) :]]
 
 

@@ -32,14 +32,17 @@ import nbformat
 
 from bpe_lab.grading.answers import ANSWERS, forbidden
 from bpe_lab.grading.guard import canonical
-from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN, strip_regions
-from bpe_lab.grading.sandbox import RESULT_MIME
+from bpe_lab.grading.probe import MAX_REPR, probe_source
+from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN, released_source, strip_regions
 
 __all__ = [
     "MAX_REPR",
     "HiddenCase",
     "Task",
     "Step",
+    "Written",
+    "load_written",
+    "written_answer",
     "nbgrader",
     "integrity",
     "parse_hidden",
@@ -48,16 +51,16 @@ __all__ = [
     "probe_only",
 ]
 
-#: The longest ``repr`` of a hidden call's value that the kernel sends back.
-MAX_REPR = 100_000
-
 
 @dataclass(frozen=True)
 class HiddenCase:
-    """One hidden ``assert CALL == LITERAL``; ``expected`` is the literal's value."""
+    """One hidden ``assert CALL == LITERAL``; ``expected`` is the literal's
+    value; ``generated``: made for one submission by ``cases``, not written
+    in the solution."""
 
     call: str
     expected: Any
+    generated: bool = False
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ def parse_hidden(block: str) -> tuple[HiddenCase, ...]:
     so the expected value can be known without running submitted code.
 
     >>> parse_hidden("assert f(1) == [2, 3]")
-    (HiddenCase(call='f(1)', expected=[2, 3]),)
+    (HiddenCase(call='f(1)', expected=[2, 3], generated=False),)
     """
     cases = []
     for stmt in ast.parse(block).body:
@@ -170,6 +173,39 @@ def load_tasks(solution: nbformat.NotebookNode) -> list[Task]:
     ]
 
 
+@dataclass(frozen=True)
+class Written:
+    """A manually graded cell: nbgrader ``grade`` and ``solution`` (a written
+    answer in markdown, or code a person reads), or an nbgrader ``task``.
+    ``stub`` is what the learner's copy starts with (``release``)."""
+
+    grade_id: str
+    points: float
+    kind: str
+    stub: str
+
+
+def load_written(solution: nbformat.NotebookNode) -> list[Written]:
+    """The manually graded cells of a solution notebook, in notebook order."""
+    found = []
+    for cell in solution.cells:
+        meta = nbgrader(cell)
+        if meta.get("grade_id") and (meta.get("grade") and meta.get("solution") or meta.get("task")):
+            kind = "task" if meta.get("task") else str(cell.cell_type)
+            found.append(Written(str(meta["grade_id"]), float(meta.get("points", 0)), kind, released_source(cell)))
+    return found
+
+
+def written_answer(submission: nbformat.NotebookNode, written: Written) -> str | None:
+    """The learner's text in ``written``'s cell: None when the cell is gone,
+    "" when it still holds what the exercise gave (nothing was written)."""
+    for cell in submission.cells:
+        if nbgrader(cell).get("grade_id") == written.grade_id:
+            text = str(cell.get("source", ""))
+            return "" if text.strip() in ("", written.stub.strip()) else text
+    return None
+
+
 # -------------------------------------------------- building the run
 
 
@@ -183,46 +219,10 @@ class Step:
     grade_id: str = ""
 
 
-PROBE = """
-def __bpe_lab_probe():
-    from IPython.display import publish_display_data
-    from bpe_lab.grading.guard import Delegated, guard
-    import operator
-    def plain(value, depth=0):
-        if depth > 50:
-            return value
-        if isinstance(value, dict):
-            return {{plain(k, depth + 1): plain(v, depth + 1) for k, v in value.items()}}
-        if isinstance(value, tuple):
-            return tuple(plain(v, depth + 1) for v in value)
-        if isinstance(value, list):
-            return [plain(v, depth + 1) for v in value]
-        if isinstance(value, bytearray):
-            return bytes(value)
-        if not isinstance(value, (int, str, bytes)) and hasattr(value, "__index__"):
-            return operator.index(value)
-        return value
-    results = []
-    for case in [{cases}]:
-        reached = []
-        try:
-            with guard({forbid!r}) as reached:
-                value = case()
-            results.append({{"repr": repr(plain(value))[:{limit}], "reached": reached}})
-        except (Exception, SystemExit, Delegated) as err:
-            error = (type(err).__name__ + (": " + str(err) if str(err) else ""))[:300]
-            results.append({{"error": error, "reached": reached}})
-    publish_display_data({{"{mime}": results}})
-__bpe_lab_probe()
-del __bpe_lab_probe
-"""
-
-
 def _probe(task: Task) -> str:
     """The hidden calls, each with the task's forbidden functions guarded,
-    reported back as data."""
-    calls = ",\n        ".join(f"lambda: ({case.call})" for case in task.cases)
-    return PROBE.format(cases=calls, limit=MAX_REPR, mime=RESULT_MIME, forbid=list(task.forbid))
+    reported back as data (``probe``)."""
+    return probe_source([case.call for case in task.cases], task.forbid)
 
 
 def _test_source(task: Task) -> str:
@@ -245,11 +245,15 @@ def probe_only(steps: list[Step], tasks: list[Task]) -> list[Step]:
 Locked = dict[str, nbformat.NotebookNode]
 
 
-def assemble(solution: nbformat.NotebookNode, submission: nbformat.NotebookNode) -> list[Step]:
+def assemble(
+    solution: nbformat.NotebookNode, submission: nbformat.NotebookNode, tasks: list[Task] | None = None
+) -> list[Step]:
     """The submission's cells in its order, with every locked cell (setup and
     tests) taken from the solution by grade_id; locked cells the submission
-    lost or renamed are put back after the nearest earlier nbgrader cell."""
-    tasks = {t.grade_id: t for t in load_tasks(solution)}
+    lost or renamed are put back after the nearest earlier nbgrader cell.
+    ``tasks``: the solution's, with this submission's generated cases
+    (default: ``load_tasks(solution)``)."""
+    by_id = {t.grade_id: t for t in (load_tasks(solution) if tasks is None else tasks)}
     locked = {m["grade_id"]: c for c in solution.cells if (m := nbgrader(c)).get("locked") and c.cell_type == "code"}
     answers = {m["grade_id"] for c in solution.cells if (m := nbgrader(c)).get("solution")}
     steps: list[Step] = []
@@ -262,8 +266,8 @@ def assemble(solution: nbformat.NotebookNode, submission: nbformat.NotebookNode)
             steps.append(Step(cell.source, "student"))
             continue
         placed[gid] = len(steps)
-        steps.append(_locked_step(gid, locked, tasks) if gid in locked else Step(cell.source, "answer", gid))
-    return _restore_missing(solution, steps, placed, locked, tasks)
+        steps.append(_locked_step(gid, locked, by_id) if gid in locked else Step(cell.source, "answer", gid))
+    return _restore_missing(solution, steps, placed, locked, by_id)
 
 
 def _locked_step(gid: str, locked: Locked, tasks: dict[str, Task]) -> Step:

@@ -1,0 +1,180 @@
+"""A Gradescope autograder from one solution notebook: ``bpe-lab gradescope``.
+
+What this adds over ``grader`` (grading notebooks on the instructor's
+machine): the same grading inside Gradescope. ``build_bundle(solution,
+out)`` writes the zip Gradescope's "programming assignment" takes::
+
+    setup.sh          installs Python, bubblewrap and this package (from the
+                      bundle's own copy of its source, no index needed)
+    run_autograder    grades $AUTOGRADER_ROOT/submission/*.ipynb
+                      (root: /autograder unless AUTOGRADER_ROOT says otherwise)
+    bundle.json       the assignment's name and the seeds' salt
+    solutions/NAME.ipynb
+    package/          pyproject.toml, README.md and bpe_lab/
+
+``run_autograder`` calls ``bpe-lab gradescope --run``, which grades every
+notebook in ``submission/`` as the bundle's assignment (the student is the
+one in ``submission_metadata.json``, for the generated cases' seeds; a
+notebook with another assignment's cells is reported, not graded) and
+writes ``results/results.json``: the score, and one test per task with its
+``name``, ``score``, ``max_score`` and ``output`` (the report's message,
+which never shows a hidden test's expected value). A written answer is a
+test worth 0 whose output says it awaits manual grading and quotes the
+text: set up its points as a manual question on Gradescope. The kernels
+cannot see ``source/`` (the solution, the salt). Where the container does
+not allow bubblewrap's namespaces, grading goes on without the sandbox and
+the output says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bpe_lab.grading.grader import Limits, Report, grade
+from bpe_lab.grading.jail import repository
+from bpe_lab.grading.stubs import package_dir
+from bpe_lab.grading.submissions import PathLike, read_notebook
+
+__all__ = ["SETUP_SH", "RUN_AUTOGRADER", "build_bundle", "results_json", "run_gradescope", "add_gradescope_command"]
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once, when it builds the autograder's image.
+set -euo pipefail
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+if command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip bubblewrap >/dev/null
+fi
+# bpe_lab from the bundle's own copy of its source (no package index needed for it)
+python3 -m pip install -q "$SOURCE/package" || python3 -m pip install -q --break-system-packages "$SOURCE/package"
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission: grade submission/*.ipynb into results/results.json.
+set -euo pipefail
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+exec python3 -m bpe_lab.cli gradescope --run --root "$ROOT"
+"""
+
+
+def _add_tree(bundle: zipfile.ZipFile, folder: Path, prefix: str) -> None:
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            bundle.write(path, f"{prefix}/{path.relative_to(folder).as_posix()}")
+
+
+def _executable(bundle: zipfile.ZipFile, name: str, text: str) -> None:
+    info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+    info.external_attr = 0o100755 << 16
+    bundle.writestr(info, text)
+
+
+def build_bundle(solution: PathLike, out: PathLike, *, salt: str = "") -> Path:
+    """Write the autograder zip for one solution notebook; return its path."""
+    solution = Path(solution)
+    if not solution.is_file():
+        raise FileNotFoundError(f"no such solution notebook: {solution}")
+    if not re.fullmatch(r"\d\d_\w+\.ipynb", solution.name):
+        raise ValueError(f"{solution.name}: a solution notebook is named NN_name.ipynb")
+    read_notebook(solution.read_text(encoding="utf-8"))
+    home = package_dir()
+    repo = repository(home)
+    if repo is None or not (repo / "pyproject.toml").exists():
+        raise ValueError("bpe-lab gradescope needs the package's source checkout (pyproject.toml beside bpe_lab/)")
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
+        _executable(bundle, "setup.sh", SETUP_SH)
+        _executable(bundle, "run_autograder", RUN_AUTOGRADER)
+        bundle.writestr("bundle.json", json.dumps({"assignment": solution.stem, "salt": salt}, indent=1))
+        bundle.write(solution, f"solutions/{solution.name}")
+        for name in ("pyproject.toml", "README.md"):
+            bundle.write(repo / name, f"package/{name}")
+        _add_tree(bundle, home, "package/bpe_lab")
+    return out
+
+
+def _student(root: Path) -> str:
+    """Who submitted, from Gradescope's submission_metadata.json (for the seeds)."""
+    try:
+        meta = json.loads((root / "submission_metadata.json").read_text(encoding="utf-8"))
+        users = meta.get("users") or []
+        return ",".join(str(u.get("id") or u.get("email") or u.get("name")) for u in users) or "submission"
+    except (OSError, ValueError, AttributeError):
+        return "submission"
+
+
+def results_json(report: Report | None, others: Sequence[Report] = ()) -> dict[str, Any]:
+    """Gradescope's results.json for the report graded (None: nothing to grade)."""
+    if report is None:
+        return {"score": 0, "output": "No notebook (.ipynb) was found in the submission.", "tests": []}
+    tests = []
+    for task in report.tasks:
+        test: dict[str, Any] = {"name": task.grade_id, "visibility": "visible"}
+        if task.pending:
+            test.update(score=0, max_score=0, output=f"{task.message}: graded by hand.\n\n{task.answer}")
+        else:
+            test.update(score=task.points, max_score=task.max_points, output=task.message or "ok")
+        tests.append(test)
+    notes = [report.error, report.note, report.sandbox]
+    notes += [f"also submitted, not graded: {Path(r.submission).name} ({r.error or r.assignment})" for r in others]
+    return {"score": report.total, "output": "\n".join(filter(None, notes)), "tests": tests}
+
+
+def run_gradescope(root: PathLike) -> dict[str, Any]:
+    """Grade ``root/submission`` with the bundle in ``root/source``; write and
+    return ``root/results/results.json``."""
+    root = Path(root)
+    source = root / "source"
+    config = json.loads((source / "bundle.json").read_text(encoding="utf-8"))
+    notebooks = sorted(p for p in (root / "submission").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    reports: list[Report] = []
+    if notebooks:
+        student = _student(root)
+        reports = grade(
+            notebooks,
+            solutions_dir=source / "solutions",
+            limits=Limits(),
+            assignment=config["assignment"],
+            salt=config.get("salt", ""),
+            hide=[source],
+        )
+        for report in reports:
+            report.student = student
+    best = max(reports, key=lambda r: (not r.error, r.total), default=None)
+    results = results_json(best, [r for r in reports if r is not best])
+    (root / "results").mkdir(parents=True, exist_ok=True)
+    (root / "results" / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    return results
+
+
+def _run(args: argparse.Namespace) -> None:
+    if args.inside:
+        results = run_gradescope(args.root or os.environ.get("AUTOGRADER_ROOT", "/autograder"))
+        print(f"score {results['score']:g}; wrote results/results.json", file=sys.stderr)
+        return
+    if not args.solution:
+        raise ValueError("give the solution notebook to bundle (or --run inside Gradescope)")
+    out = build_bundle(args.solution, args.out, salt=args.salt)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): upload it as the assignment's autograder")
+
+
+def add_gradescope_command(subparsers: Any) -> None:
+    """Register ``bpe-lab gradescope`` (kept here so cli.py only wires it in)."""
+    parser = subparsers.add_parser("gradescope", help="write a Gradescope autograder zip for one solution notebook")
+    parser.add_argument("solution", nargs="?", help="the solution notebook, e.g. solutions/02_training.ipynb")
+    parser.add_argument("--out", default="autograder.zip", help="the zip to write (default: %(default)s)")
+    parser.add_argument("--salt", default=os.environ.get("BPE_LAB_SALT", ""), help="a secret for the cases' seeds")
+    parser.add_argument(
+        "--run", dest="inside", action="store_true", help="grade a submission inside Gradescope (run_autograder)"
+    )
+    parser.add_argument("--root", help="with --run: the autograder folder (default: $AUTOGRADER_ROOT or /autograder)")
+    parser.set_defaults(run=_run)

@@ -1,0 +1,177 @@
+"""Who submitted what: students and assignments from the layouts instructors get.
+
+What this adds over ``submissions`` (reading one file safely): a class.
+``collect`` turns the files and folders given to ``bpe-lab grade`` into one
+``Submission`` per notebook, with its student and its assignment:
+
+- **the student**, from the layout: nbgrader's ``submitted/STUDENT/ASSIGNMENT/
+  NAME.ipynb``; one folder per student (``submissions/STUDENT/*.ipynb``);
+  an LMS download name (Canvas: ``lastfirst_12345_67890_02_training.ipynb``,
+  ``lastfirst_LATE_...``; Moodle: ``Full Name_12345_assignsubmission_file_...``);
+  or the file name less the assignment's (``alice_03_encoding.ipynb``), or
+  the folder of a file named just like its assignment. Two submissions that
+  would get the same student for the same assignment (the same file name in
+  two folders, two Canvas uploads) are never merged: each is named by its
+  path too, and the report says so.
+- **the assignment**, from the evidence there is: the nbgrader ``grade_id``
+  of its cells (each solution's are its own), the file and folder names,
+  the notebook's metadata (``release`` writes it) and ``--assignment``. When
+  they disagree (notebook 01's cells saved as ``03_encoding.ipynb``), or the
+  name names two assignments and the cells cannot settle it, the submission
+  is reported and not graded, never graded as the wrong one.
+
+>>> student_from_name("smithjane_12345_67890_02_training-1.ipynb", ["02_training"])
+('smithjane_12345', '02_training-1.ipynb')
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import nbformat
+
+from bpe_lab.grading.submissions import PathLike, notebook_files, read_submission
+from bpe_lab.grading.tasks import nbgrader
+
+__all__ = ["Submission", "grade_ids", "student_from_name", "tell_assignment", "collect"]
+
+_CANVAS = re.compile(r"^(?P<name>[a-z][a-z0-9-]*?)(?:_late)?_(?P<id>\d+)_\d+_(?P<file>.+)$", re.IGNORECASE)
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_file_?(?P<file>.+)$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One notebook to grade: ``student`` (unique per assignment), its
+    ``assignment`` (None when it cannot be told: ``error`` says why), and a
+    ``note`` for the report."""
+
+    path: Path
+    student: str
+    assignment: str | None
+    note: str = ""
+    error: str = ""
+
+
+def grade_ids(nb: nbformat.NotebookNode) -> set[str]:
+    """The nbgrader grade_ids of a notebook's cells."""
+    return {str(gid) for cell in nb.cells if (gid := nbgrader(cell).get("grade_id"))}
+
+
+def student_from_name(name: str, known: list[str]) -> tuple[str, str]:
+    """``(student, original file name)`` from an LMS download name, or
+    ``("", name)`` when it is not one."""
+    for pattern in (_CANVAS, _MOODLE):
+        found = pattern.match(name)
+        if found:
+            return f"{found['name'].strip().replace(' ', '_')}_{found['id']}", found["file"]
+    return "", name
+
+
+def _named(name: str, known: list[str]) -> list[str]:
+    """The assignments a file name names (the longest ones, not their prefixes)."""
+    found = [k for k in known if k in name]
+    return [k for k in found if not any(k != other and k in other for other in found)]
+
+
+def tell_assignment(
+    nb: nbformat.NotebookNode | None, named: list[str], solutions: dict[str, set[str]], override: str | None
+) -> tuple[str | None, str, str]:
+    """``(assignment, note, error)`` for a notebook whose names name
+    ``named``; ``solutions`` maps each assignment to its grade_ids."""
+    ids = grade_ids(nb) if nb is not None else set()
+    overlap = {name: len(ids & own) for name, own in solutions.items()}
+    best = max(overlap.values(), default=0)
+    holders = sorted(name for name, n in overlap.items() if n == best and best)
+    content = holders[0] if len(holders) == 1 else None
+    meta = nb.metadata.get("bpe_lab", {}) if nb is not None else {}
+    declared = meta.get("assignment") if isinstance(meta, dict) else None
+    if len(holders) > 1:
+        return None, "", f"its cells belong to several assignments ({', '.join(holders)}): not graded"
+    if override:
+        if content and content != override:
+            return None, "", f"--assignment is {override}, but its cells are {content}'s: not graded"
+        return override, "", ""
+    if content:
+        if named and content not in named:
+            return (
+                None,
+                "",
+                (
+                    f"its name says {' and '.join(named)}, but its cells are {content}'s: not graded "
+                    "(rename it, or grade it with --assignment)"
+                ),
+            )
+        note = (
+            f"its name names {' and '.join(named)}; graded as {content}, whose cells it holds" if len(named) > 1 else ""
+        )
+        return content, note, ""
+    if len(named) == 1:
+        return named[0], "", ""
+    if declared in solutions and (not named or declared in named):
+        return str(declared), "", ""
+    if len(named) > 1:
+        return None, "", f"its name names {' and '.join(named)} and its cells do not tell which: not graded"
+    return None, "", f"cannot tell which assignment this is (not one of {', '.join(solutions)}); use --assignment"
+
+
+def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str]]:
+    """The student and the assignments that a file's place and name give."""
+    parts = path.relative_to(root).parts if path != root else (path.name,)
+    student, original = student_from_name(path.name, known)
+    named = _named(Path(original).stem, known)
+    if len(parts) >= 3 and parts[-2] in known:  # nbgrader: submitted/STUDENT/ASSIGNMENT/NAME.ipynb
+        return parts[-3], [parts[-2]]
+    if len(parts) >= 2 and parts[-2] in known:  # one folder per assignment
+        named = [parts[-2]]
+    elif len(parts) >= 2 and not student:  # one folder per student
+        return parts[-2], named
+    if not student:
+        student = Path(original).stem
+        for name in named:
+            student = student.replace(name, "")
+        student = student.strip(" _-.") or path.parent.name or path.stem
+    return student, named
+
+
+def collect(
+    inputs: Sequence[PathLike], solutions: dict[str, nbformat.NotebookNode], override: str | None = None
+) -> list[Submission]:
+    """One ``Submission`` per notebook in ``inputs`` (files, or folders
+    searched for ``*.ipynb``), in order."""
+    known = sorted(solutions)
+    own = {name: grade_ids(nb) for name, nb in solutions.items()}
+    found: list[Submission] = []
+    for root, path in notebook_files(inputs):
+        student, named = _layout(path, root, known)
+        nb, problem = None, ""
+        try:
+            nb = read_submission(path)
+        except (OSError, ValueError) as err:
+            problem = str(err)
+        assignment, note, error = tell_assignment(nb, named, own, override)
+        if assignment is None and problem:
+            error = f"{problem}; {error}"
+        found.append(Submission(path, student, assignment, note, error))
+    return _apart(found)
+
+
+def _apart(found: list[Submission]) -> list[Submission]:
+    """Submissions that share a student and an assignment, each named by its path too."""
+    groups: dict[tuple[str, str | None], list[int]] = defaultdict(list)
+    for i, sub in enumerate(found):
+        groups[(sub.student, sub.assignment)].append(i)
+    for (student, assignment), members in groups.items():
+        if len(members) < 2 or assignment is None:
+            continue
+        for i in members:
+            sub = found[i]
+            note = (
+                f"{len(members)} submissions would be {student}'s for {assignment}: "
+                f"graded apart, this one as {student} ({sub.path})"
+            )
+            found[i] = replace(sub, student=f"{student} ({sub.path})", note="; ".join(filter(None, [sub.note, note])))
+    return found

@@ -1,0 +1,161 @@
+"""Generated hidden cases: per student, repeatable, checked against the
+solutions' fixed cases, never sent to the kernel with their answers; and
+how a task's points come from the fraction of cases right.
+
+No kernel runs here: the grading runs that use these cases are in
+test_grader.py and test_grading_class.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_lab.grading.cases import generated, seed_for, usable, with_generated
+from bpe_lab.grading.generators import CASES_PER_TASK, GENERATORS
+from bpe_lab.grading.grader import HiddenCase, Task, assemble, load_tasks
+from bpe_lab.grading.judge import describe, score
+from bpe_lab.grading.release import release_notebook
+from bpe_lab.grading.sandbox import Outcome
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+TASKS = {t.grade_id: t for name in NAMES for t in load_tasks(nbformat.read(SOLUTIONS / f"{name}.ipynb", 4))}
+
+
+def _task(grade_id: str) -> Task:
+    if grade_id not in TASKS:
+        pytest.skip(f"{grade_id} is no longer a task of solutions/")
+    return TASKS[grade_id]
+
+
+@pytest.mark.parametrize("grade_id", sorted(GENERATORS))
+def test_every_generator_agrees_with_its_tasks_fixed_cases(grade_id):
+    task = _task(grade_id)
+    assert usable(task) == "", f"{grade_id}'s generator no longer fits its task: {usable(task)}"
+    cases = generated(task, "alice")
+    assert len(cases) == CASES_PER_TASK and all(c.generated for c in cases)
+
+
+@pytest.mark.parametrize("grade_id", sorted(GENERATORS))
+def test_each_student_gets_other_cases_and_a_regrade_the_same(grade_id):
+    task = _task(grade_id)
+    alice, again, bob = generated(task, "alice"), generated(task, "alice"), generated(task, "bob")
+    assert alice == again
+    assert [c.call for c in alice] != [c.call for c in bob]
+    assert [c.call for c in generated(task, "alice", salt="course secret")] != [c.call for c in alice]
+    assert seed_for("alice", grade_id) != seed_for("alice", grade_id, "course secret")
+
+
+def test_the_kernel_gets_the_inputs_never_the_expected_values():
+    for name in NAMES:
+        solution = nbformat.read(SOLUTIONS / f"{name}.ipynb", 4)
+        tasks = with_generated(load_tasks(solution), "alice")
+        sources = "\n".join(s.source for s in assemble(solution, release_notebook(solution, name), tasks))
+        calls = [case.call for task in tasks for case in task.cases]
+        assert all(call in sources for call in calls)
+        for call in sorted(calls, key=len, reverse=True):
+            sources = sources.replace(call, "")
+        for task in tasks:
+            for case in task.cases:
+                answer = repr(case.expected)
+                assert len(answer) < 8 or answer not in sources, (task.grade_id, case.call)
+
+
+def test_a_generator_that_no_longer_fits_its_task_is_left_out():
+    task = _task("03_encoding_encode_word")
+    other_signature = dataclasses.replace(task, cases=(HiddenCase("encode_word('ab')", ["ab"]),))
+    assert "arguments" in usable(other_signature) and generated(other_signature, "alice") == ()
+    other_convention = dataclasses.replace(task, cases=(HiddenCase("encode_word('ab', [('a', 'b')])", ["ab"]),))
+    assert "disagrees" in usable(other_convention) and generated(other_convention, "alice") == ()
+    unknown = Task("99_new_task", 1, "", (HiddenCase("f(1)", 2),), "f")
+    assert with_generated([unknown], "alice") == [unknown]
+
+
+def test_describe_says_what_is_wrong_without_the_expected_value():
+    expected = ["low", "est</w>"]
+    for got, phrase in [
+        (["lo", "w", "est</w>"], "3 items, expected 2"),
+        (("low", "est</w>"), "tuple, expected a list"),
+        (["low", "esx</w>"], "wrong from position 2 at [1]: 'x</w>'"),
+        (["low", "es"], "2 characters at [1], expected 7"),
+    ]:
+        message = describe(got, expected)
+        assert phrase in message and "est</w>" not in message.replace(repr(got), ""), message
+    assert describe({("a", "b"): 1, ("x", "y"): 1}, {("a", "b"): 2}) == "('x', 'y') should not be a key"
+    assert describe({("a", "b"): 1}, {("a", "b"): 2, ("c", "d"): 1}) == "1 key missing"
+    assert describe([1.0], [1]) == "float at [0], expected a int"
+
+
+def _task_with(n: int, points: float = 3) -> Task:
+    return Task("t", points, "", tuple(HiddenCase(f"f({i})", [i]) for i in range(n)), "f", ("pkg.answer",), ())
+
+
+def test_points_are_the_fraction_of_hidden_cases_right():
+    task = _task_with(4)
+    results = [{"repr": "[0]"}, {"repr": "[1]"}, {"repr": "[2]"}, {"repr": "[99]"}]
+    result = score(task, Outcome("ok", results=[results]))
+    assert (result.points, result.passed, result.cases) == (2.25, 3, 4)
+    assert result.message.startswith("3/4 hidden tests passed; hidden test 4: f(3) returned [99]")
+    assert "[3]" not in result.message  # the expected value stays here
+
+
+@pytest.mark.parametrize(
+    "reported, phrase",
+    [
+        ({"unplain": "builtins.generator"}, "not a generator"),
+        ({"unplain": "__main__.AlwaysEqual"}, "not plain data"),
+        ({"too_large": 100_001}, "characters long"),
+        ({"error": "NotImplementedError"}, "not written yet"),
+        ({"repr": "<object at 0x1>"}, "not plain data"),
+        ("garbage", "garbage"),
+    ],
+)
+def test_a_value_that_is_not_plain_data_fails_its_case_with_a_reason(reported, phrase):
+    result = score(_task_with(2), Outcome("ok", results=[[{"repr": "[0]"}, reported]]))
+    assert result.points == 1.5 and phrase in result.message, result
+
+
+def test_what_costs_the_whole_task():
+    task = _task_with(2)
+    delegated = [{"repr": "[0]"}, {"repr": "[1]", "reached": ["pkg.answer"]}]
+    assert score(task, Outcome("ok", results=[delegated])).points == 0  # reached a forbidden function
+    assert score(task, Outcome("error", "CheckFailed: round 1: ...")).points == 0  # its visible checks failed
+    assert score(task, Outcome("ok", results=[])).points == 0  # the probe did not report back
+    assert score(task, None).message.startswith("not run")
+
+
+def test_the_probe_sends_plain_data_and_never_calls_a_values_own_repr(monkeypatch):
+    import IPython.display
+
+    from bpe_lab.grading.probe import MAX_REPR, probe_source
+    from bpe_lab.grading.sandbox import RESULT_MIME
+
+    published: list[dict] = []
+    monkeypatch.setattr(IPython.display, "publish_display_data", published.append)
+
+    class Liar(list):
+        def __eq__(self, other):
+            return True
+
+        def __repr__(self):
+            raise RuntimeError("never called")
+
+    namespace = {
+        "plain": lambda: {("a", "b"): [1, 2.5, b"x", bytearray(b"y"), None, True, set()]},
+        "liar": lambda: Liar(["?"]),
+        "gen": lambda: (i for i in range(3)),
+        "big": lambda: [0] * 10**6,
+        "boom": lambda: 1 / 0,
+        "exits": lambda: exec("raise SystemExit(3)"),
+    }
+    exec(probe_source([f"{name}()" for name in namespace], []), namespace)  # noqa: S102 - our own probe
+    plain, liar, gen, big, boom, exits = published[0][RESULT_MIME]
+    assert plain["repr"] == "{('a', 'b'): [1, 2.5, b'x', b'y', None, True, set()]}"
+    assert liar["repr"] == "['?']" and gen["unplain"] == "builtins.generator"
+    assert big["too_large"] > MAX_REPR and boom["error"].startswith("ZeroDivisionError")
+    assert exits["error"] == "SystemExit: 3"

@@ -1,0 +1,102 @@
+"""Who submitted what, from the layouts instructors get: nbgrader's folders,
+one folder per student, LMS download names; never two students merged,
+never a notebook graded as an assignment its cells do not belong to.
+
+No kernel runs here: ``collect`` only reads the files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_lab.grading.release import release_notebook
+from bpe_lab.grading.roster import collect, student_from_name
+from bpe_lab.grading.submissions import read_solutions
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = read_solutions(ROOT / "solutions")
+
+
+def _write(path: Path, assignment: str | None) -> Path:
+    """An untouched exercise of ``assignment`` (None: a notebook without cells) at ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nb = release_notebook(SOLUTIONS[assignment], assignment) if assignment else nbformat.v4.new_notebook()
+    nbformat.write(nb, path)
+    return path
+
+
+def test_the_student_comes_from_the_layout(tmp_path):
+    _write(tmp_path / "submitted" / "alice" / "03_encoding" / "03_encoding.ipynb", "03_encoding")
+    _write(tmp_path / "submitted" / "alice" / "02_training" / "02_training.ipynb", "02_training")
+    _write(tmp_path / "submissions" / "bob" / "homework.ipynb", "03_encoding")
+    _write(tmp_path / "canvas" / "smithjane_12345_67890_03_encoding.ipynb", "03_encoding")
+    _write(tmp_path / "canvas" / "doejohn_LATE_2222_67891_02_training-1.ipynb", "02_training")
+    _write(tmp_path / "flat" / "carol_03_encoding.ipynb", "03_encoding")
+    _write(tmp_path / "flat" / "dave" / "03_encoding.ipynb", "03_encoding")
+    folders = [tmp_path / name for name in ("submitted", "submissions", "canvas", "flat")]
+    who = {(s.student, s.assignment) for s in collect(folders, SOLUTIONS)}
+    assert who == {
+        ("alice", "03_encoding"),
+        ("alice", "02_training"),
+        ("bob", "03_encoding"),
+        ("smithjane_12345", "03_encoding"),
+        ("doejohn_2222", "02_training"),
+        ("carol", "03_encoding"),
+        ("dave", "03_encoding"),
+    }
+
+
+def test_lms_download_names():
+    assert student_from_name("smithjane_12345_67890_02_training.ipynb", []) == ("smithjane_12345", "02_training.ipynb")
+    assert student_from_name("Jane Smith_777_assignsubmission_file_03_encoding.ipynb", [])[0] == "Jane_Smith_777"
+    assert student_from_name("03_encoding.ipynb", []) == ("", "03_encoding.ipynb")
+
+
+def test_the_same_file_name_in_two_folders_is_two_students_never_merged(tmp_path):
+    first = _write(tmp_path / "x" / "alice" / "03_encoding.ipynb", "03_encoding")
+    second = _write(tmp_path / "y" / "alice" / "03_encoding.ipynb", "03_encoding")
+    subs = collect([first, second], SOLUTIONS)
+    assert len({s.student for s in subs}) == 2
+    assert all(s.student.startswith("alice (") and "graded apart" in s.note for s in subs)
+    # two uploads of one Canvas student for one assignment: also kept apart, and said so
+    _write(tmp_path / "c" / "smithjane_1_2_03_encoding.ipynb", "03_encoding")
+    _write(tmp_path / "c" / "smithjane_1_3_03_encoding-1.ipynb", "03_encoding")
+    subs = collect([tmp_path / "c"], SOLUTIONS)
+    assert len({s.student for s in subs}) == 2 and all("2 submissions" in s.note for s in subs)
+
+
+@pytest.mark.parametrize(
+    "name, content, override, assignment, phrase",
+    [
+        ("03_encoding.ipynb", "01_compression", None, None, "but its cells are 01_compression's"),
+        ("02_training_03_encoding.ipynb", None, None, None, "names 02_training and 03_encoding"),
+        ("02_training_03_encoding.ipynb", "02_training", None, "02_training", "graded as 02_training"),
+        ("homework.ipynb", "02_training", None, "02_training", ""),
+        ("homework.ipynb", None, None, None, "cannot tell which assignment"),
+        ("homework.ipynb", "02_training", "03_encoding", None, "--assignment is 03_encoding"),
+        ("homework.ipynb", None, "03_encoding", "03_encoding", ""),
+        ("03_encoding.ipynb", None, None, "03_encoding", ""),
+    ],
+)
+def test_the_assignment_comes_from_the_cells_and_a_disagreement_is_reported(
+    tmp_path, name, content, override, assignment, phrase
+):
+    path = _write(tmp_path / "alice" / name, content)
+    (sub,) = collect([path], SOLUTIONS, override)
+    assert sub.assignment == assignment
+    assert phrase in (sub.error if assignment is None else sub.note)
+    assert bool(sub.error) == (assignment is None)
+
+
+def test_a_notebook_with_as_many_cells_of_two_assignments_is_not_graded(tmp_path):
+    def graded_cells(name):
+        return [c for c in release_notebook(SOLUTIONS[name], name).cells if "nbgrader" in c.metadata][:2]
+
+    mixed = nbformat.v4.new_notebook()
+    mixed.cells = graded_cells("02_training") + graded_cells("03_encoding")
+    nbformat.write(mixed, tmp_path / "notebook.ipynb")
+    (sub,) = collect([tmp_path / "notebook.ipynb"], SOLUTIONS)
+    assert sub.assignment is None and "several assignments (02_training, 03_encoding)" in sub.error
