@@ -5,10 +5,12 @@ the checks compare with are pinned to values worked out by hand."""
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 
 import nbformat
 import pytest
+import regex
 
 from bpe_lab.core.corpora import DATA_DIR, TEXTBOOK_CORPUS
 from bpe_lab.core.encode import encode_word as package_encode_word
@@ -19,6 +21,7 @@ from bpe_lab.grading import check
 from bpe_lab.grading.check import CheckFailed, Mistake, find_first_mistake
 from bpe_lab.grading.check.complexity import recount_deltas
 from bpe_lab.grading.check.compression import first_round
+from bpe_lab.grading.check.instruments import TracedWords, measure_work
 from bpe_lab.grading.check.runner import call, run_cases
 
 # ------------------------------------------- solutions written from scratch
@@ -196,6 +199,100 @@ def decode_bytelevel(ids, vocab):
     return b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
 
 
+def build_index(words):
+    counts, index = {}, {}
+    for i, (symbols, freq) in enumerate(words):
+        for a, b in zip(symbols, symbols[1:]):
+            counts[a, b] = counts.get((a, b), 0) + freq
+            index.setdefault((a, b), set()).add(i)
+    return counts, index
+
+
+def merge_indexed(words, counts, index, pair):
+    changed = set()
+    for i in sorted(index.get(pair, ())):
+        symbols, freq = words[i]
+        merged = merge_pair(symbols, pair)
+        old, new = Counter(zip(symbols, symbols[1:])), Counter(zip(merged, merged[1:]))
+        for p in old.keys() | new.keys():
+            if new[p] != old[p]:
+                counts[p] = counts.get(p, 0) + (new[p] - old[p]) * freq
+                changed.add(p)
+                if counts[p] == 0:
+                    del counts[p]
+            if p not in new:
+                index[p].discard(i)
+                if not index[p]:
+                    del index[p]
+            elif p not in old:
+                index.setdefault(p, set()).add(i)
+        words[i] = (merged, freq)
+    return changed
+
+
+def _heap_key(pair):
+    return tuple(tuple(-ord(c) for c in symbol) + (1,) for symbol in pair)
+
+
+def train_indexed(words, num_merges, *, lazy=True):
+    counts, index = build_index(words)
+    heap = [(-c, _heap_key(p), p) for p, c in counts.items()]
+    heapq.heapify(heap)
+    merges = []
+    while heap and len(merges) < num_merges:
+        negative, _, pair = heapq.heappop(heap)
+        if lazy and counts.get(pair) != -negative:
+            continue
+        if pair not in counts:
+            continue
+        merges.append(pair)
+        for p in merge_indexed(words, counts, index, pair):
+            if p in counts:
+                heapq.heappush(heap, (-counts[p], _heap_key(p), p))
+    return merges
+
+
+def train_bytelevel(path, vocab_size, special_tokens, *, tie=max, cut=True, pretokenize=True, base=256):
+    text = open(path, encoding="utf-8").read()
+    words = Counter()
+    for piece, special in split_special(text, special_tokens if cut else []):
+        if not special:
+            for token in gpt2_pretokenize(piece) if pretokenize else [piece]:
+                words[tuple(bytes([b]) for b in token.encode())] += 1
+    vocab = {i: bytes([i]) for i in range(base)}
+    vocab.update({base + k: s.encode() for k, s in enumerate(special_tokens)})
+    merges = []
+    while len(vocab) < vocab_size:
+        counts = Counter()
+        for word, n in words.items():
+            for pair in zip(word, word[1:]):
+                counts[pair] += n
+        if not counts:
+            break
+        top = max(counts.values())
+        pair = tie([p for p, n in counts.items() if n == top])
+        merges.append(pair)
+        vocab[len(vocab)] = pair[0] + pair[1]
+        words = Counter({_join_bytes(w, pair): n for w, n in words.items()})
+    return vocab, merges
+
+
+def _join_bytes(word, pair):
+    out, i = [], 0
+    while i < len(word):
+        if word[i : i + 2] == pair:
+            out.append(pair[0] + pair[1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return tuple(out)
+
+
+def han_pretokenize(text):
+    return regex.findall(r"\p{Han}+|[^\S\n]*\n|\s+(?!\S)|\s+|[^\s\p{Han}]+", text)
+
+
 @pytest.fixture(scope="module")
 def bytelevel_setup():
     from bpe_lab.bytelevel.train import train_bytelevel
@@ -221,6 +318,11 @@ SOLVED = {
     "viterbi": (check.check_viterbi, viterbi),
     "sp_decode": (check.check_sp_decode, sp_decode),
     "bytes_to_unicode": (check.check_bytes_to_unicode, bytes_to_unicode),
+    "build_index": (check.check_build_index, build_index),
+    "merge_indexed": (check.check_merge_indexed, merge_indexed),
+    "train_indexed": (check.check_train_indexed, train_indexed),
+    "train_bytelevel": (check.check_train_bytelevel, train_bytelevel),
+    "han_pretokenize": (check.check_han_pretokenize, han_pretokenize),
 }
 
 
@@ -483,6 +585,217 @@ def test_a_classic_byte_level_mistake_fails_with_its_hint(bytelevel_setup, run_c
     assert hint in str(failure.value)
 
 
+def _index_as_lists(words):
+    counts, index = build_index(words)
+    return counts, {p: sorted(ids) for p, ids in index.items()}
+
+
+def _index_of_words(words):
+    counts, index = build_index(words)
+    return counts, {p: {words[i][0] for i in ids} for p, ids in index.items()}
+
+
+def _scanning_merge(words, counts, index, pair):
+    for i, (symbols, _) in enumerate(words):  # reads every word, not only index[pair]
+        if pair in zip(symbols, symbols[1:]):
+            index.setdefault(pair, set()).add(i)
+    return merge_indexed(words, counts, index, pair)
+
+
+def _copying_merge(words, counts, index, pair):
+    words, counts, index = list(words), dict(counts), {p: set(ids) for p, ids in index.items()}
+    merge_indexed(words, counts, index, pair)
+    return words, counts, index
+
+
+def _keeps_stale_ids(words, counts, index, pair):
+    changed = set()
+    for i in sorted(index.get(pair, ())):
+        symbols, freq = words[i]
+        merged = merge_pair(symbols, pair)
+        for p, d in pair_deltas(symbols, pair).items():
+            counts[p] = counts.get(p, 0) + d * freq
+            changed.add(p)
+            if counts[p] == 0:
+                del counts[p]
+        for p in zip(merged, merged[1:]):
+            index.setdefault(p, set()).add(i)
+        words[i] = (merged, freq)
+    return changed
+
+
+def _keeps_empty_sets(words, counts, index, pair):
+    changed = merge_indexed(words, counts, index, pair)
+    index.setdefault(pair, set())
+    return changed
+
+
+def _first_met_train(words, num_merges):
+    corpus, merges = dict(words), []
+    counts, index = build_index(list(corpus.items()))
+    listed = list(corpus.items())
+    while counts and len(merges) < num_merges:
+        best = max(counts.values())
+        pair = next(p for p, c in counts.items() if c == best)
+        merges.append(pair)
+        merge_indexed(listed, counts, index, pair)
+    return merges
+
+
+def _recount_train(words, num_merges):
+    corpus, merges = list(words), []
+    for _ in range(num_merges):
+        counts = {}
+        for symbols, freq in corpus:
+            for p in zip(symbols, symbols[1:]):
+                counts[p] = counts.get(p, 0) + freq
+        if not counts:
+            break
+        pair = max(counts, key=lambda p: (counts[p], p))
+        merges.append(pair)
+        corpus = [(merge_pair(s, pair), f) for s, f in corpus]
+    return merges
+
+
+def _scanning_train(words, num_merges):
+    corpus, merges = dict(words), []
+    counts = count_pairs(corpus)
+    while counts and len(merges) < num_merges:
+        pair = max(counts, key=lambda p: (counts[p], p))
+        merges.append(pair)
+        corpus, counts = merge_and_update(corpus, counts, pair)  # looks at every word, every round
+    return merges
+
+
+def _han_range_runs(text):
+    return regex.findall(r"[\u4e00-\u9fa5]+|\s+|[^\s\u4e00-\u9fa5]", text)
+
+
+NEW_MISTAKES = [
+    (check.check_build_index, _index_as_lists, "make it a set, so a word that holds the pair twice is listed once"),
+    (check.check_build_index, _index_of_words, "store word ids (positions in words), not the words"),
+    (
+        check.check_build_index,
+        lambda words: build_index([(s, 1) for s, _ in words]),
+        "weight each pair by its word's frequency",
+    ),
+    (check.check_merge_indexed, _scanning_merge, "which does not contain ('B', 'C'): loop over index[pair] only"),
+    (check.check_merge_indexed, _copying_merge, "change words, counts and index in place"),
+    (check.check_merge_indexed, _keeps_stale_ids, "no longer contains ('A', 'B'): remove 0 from index[('A', 'B')]"),
+    (check.check_merge_indexed, _keeps_empty_sets, "is empty: delete a pair once no word holds it"),
+    (
+        check.check_merge_indexed,
+        lambda *args: merge_indexed(*args) and None,
+        "return the set of pairs whose count changed",
+    ),
+    (check.check_train_indexed, _first_met_train, "ties go to the greatest pair (max(tied))"),
+    (check.check_train_indexed, _recount_train, "more pair count updates per word, even for words no merge touches"),
+    (check.check_train_indexed, _scanning_train, "more symbol comparisons per word"),
+    (
+        check.check_train_indexed,
+        lambda words, n: train_indexed(words, n, lazy=False),
+        "skip a heap entry whose count is out of date (lazy deletion)",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: train_bytelevel(p, v, s, tie=min),
+        "ties go to the lexicographically greater pair of bytes",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: train_bytelevel(p, v, s, tie=lambda tied: tied[0]),
+        "ties go to the lexicographically greater pair of bytes",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: train_bytelevel(p, v, s, cut=False),
+        "cut the special tokens out before counting (split_special)",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: train_bytelevel(p, v, s, pretokenize=False),
+        "cut each piece with gpt2_pretokenize and count the pre-tokens",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: (
+            lambda vocab, merges: ({k: t for k, t in vocab.items() if k < 256 or k >= 256 + len(s)}, merges)
+        )(*train_bytelevel(p, v, s)),
+        "lacks the special token b'<|endoftext|>'",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: train_bytelevel(p, v + len(s), s),
+        "vocab_size counts the 256 bytes and the 1 special tokens, each in the vocabulary",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: (lambda vocab, merges: ({k: t for k, t in vocab.items() if k >= 128}, merges))(
+            *train_bytelevel(p, v, s)
+        ),
+        "the vocabulary starts with all 256 single bytes",
+    ),
+    (
+        check.check_train_bytelevel,
+        lambda p, v, s: (
+            lambda vocab, merges: (vocab, [(a.decode("latin-1"), b.decode("latin-1")) for a, b in merges])
+        )(*train_bytelevel(p, v, s)),
+        "each merge is a pair of bytes objects",
+    ),
+    (
+        check.check_han_pretokenize,
+        lambda text: regex.findall(r"[\u4e00-\u9fa5]|\s+|[^\s\u4e00-\u9fa5]", text),
+        "'今天天气很好' is cut into single characters: BPE never merges across pre-tokens",
+    ),
+    (
+        check.check_han_pretokenize,
+        _han_range_runs,
+        "'刘䶮是南汉的皇帝' is cut before '䶮' (U+4DAE is a Han character outside [\\u4e00-\\u9fa5]",
+    ),
+    (
+        check.check_han_pretokenize,
+        lambda text: regex.findall(r"[\u4e00-\u9fa5]+|\s+|[A-Za-z0-9,.。，？]", text),
+        "the pre-tokens must join back to the text",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "run_check, wrong, hint", NEW_MISTAKES, ids=[f"{m[0].__name__}-{i}" for i, m in enumerate(NEW_MISTAKES)]
+)
+def test_a_mistake_in_the_index_trainer_and_pretokenizer_tasks_fails_with_its_hint(run_check, wrong, hint, capsys):
+    with pytest.raises(CheckFailed) as failure:
+        run_check(wrong)
+    assert hint in str(failure.value), str(failure.value)
+    assert "agrees" not in capsys.readouterr().out
+
+
+def test_the_work_of_a_local_trainer_does_not_grow_with_the_merges_and_a_recount_does():
+    assert measure_work(train_indexed) == {"reads": 0.0, "arithmetic": 0.0, "comparisons": 0.0}
+    assert check.work_growth(train_indexed) == "flat"
+    assert measure_work(_recount_train)["arithmetic"] == 60.0  # 30 more rounds x 2 pairs per filler word
+    assert measure_work(_scanning_train)["comparisons"] >= 30.0
+    assert check.work_growth(_recount_train).startswith("grows")
+
+
+def test_a_traced_corpus_records_reads_and_writes_and_keeps_its_ids():
+    words = TracedWords([(("a", "b"), 1), (("c",), 2)])
+    _ = words[1], list(words)
+    words[0] = (("ab",), 1)
+    assert words.read == [1, 0, 1] and words.written == [0]
+    with pytest.raises(TypeError, match="keeps its word ids"):
+        del words[0]
+
+
+def test_the_seed_range_misses_extension_a_compatibility_and_the_supplementary_planes():
+    missed = check.han_ranges_missed()
+    assert (0x3400, 0x4DBF) in missed and (0x9FA6, 0x9FFF) in missed and (0x20000, 0x2A6DF) in missed
+    assert any(a <= 0xF900 <= b for a, b in missed) and not any(a <= 0x4E00 <= b for a, b in missed)
+    seed = r"[\u4e00-\u9fa5]|[A-Za-z]+|[0-9]+|\s+|[^\sA-Za-z0-9\u4e00-\u9fa5]"
+    assert check.han_words_learned(lambda text: regex.findall(seed, text), 100) == []
+    assert "我们" in check.han_words_learned(han_pretokenize, 100)
+
+
 # ------------------------------------------------------------ the shared runner
 
 
@@ -532,3 +845,15 @@ def test_a_failed_check_shows_only_its_one_line_reason_in_a_notebook():
         assert error.ename == "CheckFailed"
         assert len(error.traceback) == 1 and reason in error.traceback[0], error.traceback
         assert "runner.py" not in "".join(error.traceback)
+
+
+def test_a_trace_is_judged_by_its_stated_convention():
+    # seed 004's code has no end-of-word marker: there (l, o) with 7 is right in round 3
+    published = [(("e", "s"), 9), (("es", "t"), 9), (("l", "o"), 7)]
+    wrong = find_first_mistake(TEXTBOOK_CORPUS, published)
+    assert wrong is not None and wrong.round == 3 and wrong.expected_pair == ("est", "</w>")
+    assert find_first_mistake(TEXTBOOK_CORPUS, published, end_of_word=None) is None
+    # subword-nmt glues </w> and breaks ties to the greater pair: (s, t</w>) comes first
+    glued = [(("s", "t</w>"), 9), (("e", "st</w>"), 9)]
+    assert find_first_mistake(TEXTBOOK_CORPUS, glued) is not None
+    assert find_first_mistake(TEXTBOOK_CORPUS, glued, tie_break="lexicographic", glue_end_of_word=True) is None

@@ -61,6 +61,18 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     # 04 complexity (the recount it is held to is chapter 02's, allowed here)
     "pair_deltas": ("bpe_lab.grading.check.complexity.recount_deltas",),
     "merge_and_update": ("bpe_lab.core.train_fast._Trainer.merge",),
+    "build_index": ("bpe_lab.grading.check.complexity.index_words",),
+    "merge_indexed": ("bpe_lab.grading.check.complexity.merge_in_index", "bpe_lab.core.train_fast._Trainer.merge"),
+    "train_indexed": (
+        "bpe_lab.core.train_fast.learn_merges",
+        "bpe_lab.core.train_fast.train_fast",
+        "bpe_lab.core.train_fast._Trainer.merge",
+        "bpe_lab.bytelevel.merge_learner.learn_bytelevel_merges",
+        f"{_TRAIN}.train_bpe",
+        f"{_TRAIN}.train_trace",
+        f"{_TRAIN}._rounds",
+        f"{_TRAIN}.pick_pair",
+    ),
     # 05 byte-level
     "bytes_to_unicode": ("bpe_lab.bytelevel.byte_map.bytes_to_unicode",),
     "encode_bytelevel": (
@@ -76,6 +88,20 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         f"{_ENCODERS}.heap_merge_ids",
     ),
     "decode_bytelevel": (f"{_TOKENIZER}.decode", f"{_TOKENIZER}.decode_bytes"),
+    "train_bytelevel": (
+        "bpe_lab.bytelevel.train.train_bytelevel",
+        "bpe_lab.bytelevel.train.count_pretokens",
+        "bpe_lab.bytelevel.train._count_chunk",
+        "bpe_lab.bytelevel.train.build_vocab",
+        "bpe_lab.bytelevel.merge_learner.learn_bytelevel_merges",
+        "bpe_lab.core.train_fast.learn_merges",
+        "bpe_lab.core.train_fast.train_fast",
+        "bpe_lab.core.train_fast._Trainer.merge",
+        f"{_TRAIN}.train_bpe",
+        f"{_TRAIN}.train_trace",
+        f"{_TRAIN}._rounds",
+        f"{_TRAIN}.pick_pair",
+    ),
     # 06 variants
     "longest_match": (f"{_ENCODE}.longest_match", "bpe_lab.variants.wordpiece.WordPiece.encode"),
     "viterbi": (
@@ -85,6 +111,42 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         f"{_UNIGRAM}.Unigram.nbest",
     ),
     "sp_decode": ("bpe_lab.variants.sentencepiece.sp_decode", f"{_ENCODE}.decode_words", f"{_UNIGRAM}.Unigram.decode"),
+    # GPT-2's pre-tokenizer already keeps Han runs whole (\p{L}+): the task asks for a pattern of one's own
+    "han_pretokenize": ("bpe_lab.core.pretokenize.gpt2_pretokenize",),
+    # 07 in the wild (GPT2_PATTERN and the other patterns are strings, free to read; what cuts or counts is not)
+    "pretokenize_digits": (
+        "bpe_lab.grading.check.wild.digit_pieces",
+        "bpe_lab.core.patterns.pretokenize_with",
+        "bpe_lab.core.patterns.side_by_side",
+        "bpe_lab.core.patterns._compiled",
+    ),
+    "pretokenize_zh": (
+        "bpe_lab.grading.check.wild.zh_pieces",
+        "bpe_lab.core.patterns.pretokenize_with",
+        "bpe_lab.core.patterns._compiled",
+        "bpe_lab.variants.quirks.is_han",
+    ),
+    "never_emitted": (
+        "bpe_lab.grading.check.wild.unemitted_tokens",
+        "bpe_lab.variants.quirks.token_uses",
+        "bpe_lab.variants.quirks.rarely_used",
+        "bpe_lab.variants.quirks._merged_ids",
+        "bpe_lab.variants.quirks.token_strings",
+    ),
+    # 08 scale (CS336's boundaries differ from chunk_bounds's, which is forbidden all the same)
+    "find_chunk_boundaries": (
+        "bpe_lab.grading.check.scale.chunk_boundaries",
+        "bpe_lab.bytelevel.train.chunk_bounds",
+        "bpe_lab.bytelevel.train._next_cut",
+        "bpe_lab.bytelevel.train._cut_points",
+    ),
+    "count_chunk": (
+        "bpe_lab.grading.check.scale.chunk_counts",
+        "bpe_lab.bytelevel.train._count_chunk",
+        "bpe_lab.bytelevel.train.count_pretokens",
+        "bpe_lab.bytelevel.train.train_bytelevel",
+    ),
+    "merge_counts": ("bpe_lab.grading.check.scale.merged_counts", "bpe_lab.bytelevel.train.count_pretokens"),
 }
 
 #: the exercises of each chapter's notebook: a learner writes all of them, so
@@ -93,9 +155,11 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
     "compression": ("most_frequent_pair", "compress", "decompress"),
     "training": ("count_pairs", "merge_pair", "train", "first_mistake"),
     "encoding": ("encode_word", "decode"),
-    "complexity": ("pair_deltas", "merge_and_update"),
-    "bytelevel": ("bytes_to_unicode", "encode_bytelevel", "decode_bytelevel"),
-    "variants": ("longest_match", "viterbi", "sp_decode"),
+    "complexity": ("pair_deltas", "merge_and_update", "build_index", "merge_indexed", "train_indexed"),
+    "bytelevel": ("bytes_to_unicode", "encode_bytelevel", "decode_bytelevel", "train_bytelevel"),
+    "variants": ("longest_match", "viterbi", "sp_decode", "han_pretokenize"),
+    "wild": ("pretokenize_digits", "pretokenize_zh", "never_emitted"),
+    "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts"),
 }
 
 

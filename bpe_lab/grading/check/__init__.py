@@ -18,18 +18,33 @@ What this package adds over its modules: one namespace for the notebooks
 (``from bpe_lab.grading import check; check.check_train(train)``). The loop
 every check shares is in ``runner``; each chapter's cases, references and
 hints are in a module of their own (``compression`` for 01, ``training``
-02, ``encoding`` 03, ``complexity`` 04, ``bytelevel`` 05, ``variants`` 06).
+02, ``encoding`` 03, ``complexity`` 04, with the ``instruments`` that count what a trainer
+touches, ``bytelevel`` 05, ``variants`` 06, ``wild`` 07, ``scale`` 08).
 ``find_first_mistake`` is the reference for the "find the mistake" task.
 """
 
 from __future__ import annotations
 
 from bpe_lab.core.corpora import TEXTBOOK_CORPUS
-from bpe_lab.grading.check.bytelevel import check_bytes_to_unicode, check_decode_bytelevel, check_encode_bytelevel
-from bpe_lab.grading.check.complexity import check_merge_and_update, check_pair_deltas
+from bpe_lab.grading.check.bytelevel import (
+    check_bytes_to_unicode,
+    check_decode_bytelevel,
+    check_encode_bytelevel,
+    check_train_bytelevel,
+    text_file,
+)
+from bpe_lab.grading.check.complexity import (
+    check_build_index,
+    check_merge_and_update,
+    check_merge_indexed,
+    check_pair_deltas,
+    check_train_indexed,
+)
 from bpe_lab.grading.check.compression import check_compress, check_decompress, check_most_frequent_pair
 from bpe_lab.grading.check.encoding import check_decode, check_encode_word
+from bpe_lab.grading.check.instruments import work_growth
 from bpe_lab.grading.check.runner import CheckFailed
+from bpe_lab.grading.check.scale import check_count_chunk, check_find_chunk_boundaries, check_merge_counts
 from bpe_lab.grading.check.training import (
     Mistake,
     check_count_pairs,
@@ -38,7 +53,16 @@ from bpe_lab.grading.check.training import (
     check_train,
     find_first_mistake,
 )
-from bpe_lab.grading.check.variants import check_longest_match, check_sp_decode, check_viterbi
+from bpe_lab.grading.check.variants import (
+    check_han_pretokenize,
+    check_longest_match,
+    check_sp_decode,
+    check_viterbi,
+    han_cuts,
+    han_ranges_missed,
+    han_words_learned,
+)
+from bpe_lab.grading.check.wild import check_never_emitted, check_pretokenize_digits, check_pretokenize_zh
 
 __all__ = [
     "CheckFailed",
@@ -56,10 +80,26 @@ __all__ = [
     "check_decode",
     "check_pair_deltas",
     "check_merge_and_update",
+    "check_build_index",
+    "check_merge_indexed",
+    "check_train_indexed",
+    "work_growth",
     "check_bytes_to_unicode",
+    "check_train_bytelevel",
+    "text_file",
     "check_encode_bytelevel",
     "check_decode_bytelevel",
     "check_longest_match",
     "check_viterbi",
     "check_sp_decode",
+    "check_han_pretokenize",
+    "han_cuts",
+    "han_ranges_missed",
+    "han_words_learned",
+    "check_pretokenize_digits",
+    "check_pretokenize_zh",
+    "check_never_emitted",
+    "check_find_chunk_boundaries",
+    "check_count_chunk",
+    "check_merge_counts",
 ]

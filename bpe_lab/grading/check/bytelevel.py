@@ -1,10 +1,12 @@
-"""Chapter 05's checks: GPT-2's byte map, byte-level encoding and decoding.
+"""Chapter 05's checks: GPT-2's byte map, byte-level training, encoding and decoding.
 
 What this adds to ``runner``: texts where byte-level mistakes show (special
 tokens, runs of spaces, characters of several bytes, tokens that cut a
-character in half), ``bpe_lab.bytelevel.tokenizer.Tokenizer`` as the
-reference, and hints that recompute the wrong answer (no special tokens,
-no pre-tokenizing) to recognise it.
+character in half, ties), ``bpe_lab.bytelevel.tokenizer.Tokenizer`` and
+``bpe_lab.train_bytelevel`` as the references, and hints that recompute the
+wrong answer (no special tokens, no pre-tokenizing, another tie rule) to
+recognise it. Training is compared the CS336 way: the merges as an exact
+list, the vocabulary as a set of byte strings.
 
 The ``bpe_lab.bytelevel`` modules are imported inside the checks, so that
 the checks of chapters 01-04 keep working whatever happens to them.
@@ -19,9 +21,18 @@ from typing import TYPE_CHECKING, Any
 from bpe_lab.grading.check.runner import compare, rng, run_cases, short
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from bpe_lab.bytelevel.tokenizer import Tokenizer
 
-__all__ = ["check_bytes_to_unicode", "check_encode_bytelevel", "check_decode_bytelevel", "bytelevel_texts"]
+__all__ = [
+    "check_bytes_to_unicode",
+    "check_train_bytelevel",
+    "check_encode_bytelevel",
+    "check_decode_bytelevel",
+    "bytelevel_texts",
+    "text_file",
+]
 
 Merges = list[tuple[bytes, bytes]]
 
@@ -152,3 +163,160 @@ def _decode_hint(expected: str, got: object, *_: object) -> str:
     if isinstance(got, str) and "\ufffd" in got and got.replace("\ufffd", "") != expected.replace("\ufffd", ""):
         return ": join the bytes of all the ids first, then decode once: one character can span several tokens"
     return ": decode the joined bytes once, as UTF-8 with errors='replace'"
+
+
+# ------------------------------------------------------------ training
+
+
+#: (name, text, vocab_size, special tokens): the shipped corpus, then the
+#: texts where each mistake shows (a tie, a special token that a trainer
+#: which does not cut it out would merge into, runs of spaces, no merge)
+_TRAIN_TEXTS: list[tuple[str, str | None, int, list[str]]] = [
+    ("five_languages.txt", None, 300, ["<|endoftext|>"]),
+    ("ties.txt", "abab cdcd", 258, []),
+    (
+        "specials.txt",
+        "<|endoftext|>low low<|endoftext|>lower<|pad|> lowest<|endoftext|>",
+        266,
+        ["<|endoftext|>", "<|pad|>"],
+    ),
+    ("spaces.txt", "if x:\n    return  x\n\n\n    pass   \n", 262, []),
+    ("no_merges.txt", "hello world", 257, ["<|endoftext|>"]),
+    ("chinese.txt", "我们在屋顶上看星星。我们昨晚和朋友一起吃了晚饭。", 270, []),
+]
+
+
+def check_train_bytelevel(fn: Callable[..., tuple[dict[int, bytes], Merges]]) -> None:
+    """``fn(path, vocab_size, special_tokens) -> (vocab, merges)`` with the
+    merges of ``bpe_lab.train_bytelevel`` (an exact list) and its vocabulary
+    (compared as a set of byte strings, as CS336 does)."""
+    import tempfile
+    from pathlib import Path
+
+    from bpe_lab.core.corpora import DATA_DIR
+
+    with tempfile.TemporaryDirectory() as folder:
+        cases = []
+        for name, text, size, specials in _TRAIN_TEXTS:
+            path = DATA_DIR / name if text is None else Path(folder) / name
+            if text is not None:
+                path.write_text(text, encoding="utf-8")
+            cases.append((path, size, specials))
+        run_cases(
+            "train_bytelevel",
+            fn,
+            cases,
+            _train_verdict,
+            shown=lambda path, size, specials: f"{Path(path).name!r}, {size}, {specials}",
+        )
+
+
+def _train_verdict(got: Any, path: Any, size: int, specials: list[str]) -> str | None:
+    from bpe_lab.bytelevel.train import train_bytelevel
+
+    vocab, merges = train_bytelevel(path, size, specials, on_short="ignore")
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], Mapping) and isinstance(got[1], list)):
+        return f"return a tuple (vocab, merges): a dict id -> bytes and a list of pairs of bytes, got {short(got, 80)}"
+    got_vocab, got_merges = dict(got[0]), [tuple(m) if isinstance(m, (tuple, list)) else m for m in got[1]]
+    if not all(isinstance(m, tuple) and len(m) == 2 and all(isinstance(b, bytes) for b in m) for m in got_merges):
+        return f"each merge is a pair of bytes objects, such as (b' ', b't'), got {short(got_merges[:3], 80)}"
+    if got_merges != merges:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        return _merges_message(merges, got_merges, text, specials)
+    if set(got_vocab.values()) != set(vocab.values()) or len(got_vocab) != len(vocab):
+        return _vocab_message(vocab, got_vocab, specials)
+    return None
+
+
+def _merges_message(expected: Merges, got: Merges, text: str, specials: list[str]) -> str:
+    rounds = next(
+        (r for r, (a, b) in enumerate(zip(got, expected), start=1) if a != b), min(len(got), len(expected)) + 1
+    )
+    head = (
+        f"merge {rounds}: expected {short(expected[rounds - 1], 60)}, got {short(got[rounds - 1], 60)}"
+        if rounds <= min(len(got), len(expected))
+        else f"expected {len(expected)} merges, got {len(got)}"
+    )
+    n = len(expected)
+    if any(s.encode() in b"".join(m) for s in specials for m in got) or got == _variant(text, [], n):
+        return head + (
+            ": cut the special tokens out before counting (split_special): no merge may cross or include one"
+        )
+    if got == _variant(text, specials, n, pretokenize=False):
+        return head + ": cut each piece with gpt2_pretokenize and count the pre-tokens: merges never cross them"
+    if got in (_variant(text, specials, n, tie=lambda tied: tied[0]), _variant(text, specials, n, tie=min)):
+        return head + ": ties go to the lexicographically greater pair of bytes: max(tied), comparing bytes"
+    if len(got) != len(expected) and got[: len(expected)] == expected[: len(got)]:
+        return head + (
+            f": vocab_size counts the 256 bytes and the {len(specials)} special tokens, each in the vocabulary; "
+            "the rest are merges (stop early only when no pair is left)"
+        )
+    return head + ": count each pre-token's pairs times its count, and merge the most frequent pair everywhere"
+
+
+def _variant(
+    text: str, specials: list[str], num_merges: int, *, pretokenize: bool = True, tie: Callable[..., Any] = max
+) -> Merges:
+    """The merges of a learner's mistake: specials left in (``specials=[]``),
+    no pre-tokenizing, or another tie rule; a plain recount, for small texts."""
+    from collections import Counter
+
+    from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
+
+    pieces = [p for p, special in split_special(text, specials) if not special]
+    tokens = Counter(t for p in pieces for t in (gpt2_pretokenize(p) if pretokenize else [p]))
+    words = {tuple(bytes([b]) for b in t.encode("utf-8")): c for t, c in tokens.items()}
+    merges: Merges = []
+    for _ in range(num_merges):
+        counts: dict[tuple[bytes, bytes], int] = {}
+        for symbols, count in words.items():
+            for pair in zip(symbols, symbols[1:]):
+                counts[pair] = counts.get(pair, 0) + count
+        if not counts:
+            break
+        best = max(counts.values())
+        pair = tie([p for p, c in counts.items() if c == best])
+        merges.append(pair)
+        words = {_join(symbols, pair): count for symbols, count in words.items()}
+    return merges
+
+
+def _join(symbols: tuple[bytes, ...], pair: tuple[bytes, bytes]) -> tuple[bytes, ...]:
+    out: list[bytes] = []
+    i = 0
+    while i < len(symbols):
+        if symbols[i : i + 2] == pair:
+            out.append(pair[0] + pair[1])
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return tuple(out)
+
+
+def _vocab_message(expected: dict[int, bytes], got: dict[int, bytes], specials: list[str]) -> str:
+    have = set(got.values())
+    missing = [t for t in expected.values() if t not in have]
+    special = [t for t in missing if t in {s.encode() for s in specials}]
+    if special:
+        return f"the vocabulary lacks the special token {special[0]!r}: put each one's UTF-8 bytes after the 256 bytes"
+    if any(len(t) == 1 for t in missing):
+        return "the vocabulary starts with all 256 single bytes, b'\\x00' to b'\\xff', even those the text never uses"
+    if missing:
+        return f"the vocabulary lacks {missing[0]!r}: each merge adds one entry, its two byte strings joined"
+    return (
+        f"the vocabulary should have {len(expected)} entries (the 256 bytes, the special tokens, one per merge), "
+        f"got {len(got)}"
+    )
+
+
+def text_file(text: str) -> Path:
+    """``text`` written to a new UTF-8 file in a fresh temporary folder (for
+    the hidden tests of ``train_bytelevel``, which reads a path)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp(prefix="bpe-lab-")) / "text.txt"
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -197,19 +197,40 @@ class Mistake(NamedTuple):
 
 
 def find_first_mistake(
-    word_freq: Mapping[str, int], trace: Sequence[tuple[Pair, int]], *, tie_break: TieBreak = "first"
+    word_freq: Mapping[str, int],
+    trace: Sequence[tuple[Pair, int]],
+    *,
+    tie_break: TieBreak = "first",
+    end_of_word: str | None = END_OF_WORD,
+    glue_end_of_word: bool = False,
+    min_frequency: int = 1,
 ) -> Mistake | None:
     """Replay a published trace ``[(pair, count), ...]`` against the corpus and
     return its first wrong round (wrong pair or wrong count), or None.
 
-    Only the first mistake is meaningful: after it, the published corpus and
-    the real one differ, so later rounds cannot be judged.
+    A trace is right or wrong only under a convention: the tie rule, the
+    end-of-word marker (``end_of_word=None`` for code that starts from
+    ``tuple(word)``, as seed 004's does), subword-nmt's glued marker and its
+    minimum frequency. The defaults are the textbook's: ``</w>`` as a symbol
+    of its own, ties to the pair met first. Only the first mistake is
+    meaningful: after it, the published corpus and the real one differ, so
+    later rounds cannot be judged.
 
-    >>> published = [(("e", "s"), 9), (("es", "t"), 9), (("o", "w"), 7)]
+    >>> published = [(("e", "s"), 9), (("es", "t"), 9), (("l", "o"), 7)]
     >>> str(find_first_mistake(TEXTBOOK_CORPUS, published))
-    "round 3: the trace merges ('o', 'w') with count 7, but ('est', '</w>') has count 9"
+    "round 3: the trace merges ('l', 'o') with count 7, but ('est', '</w>') has count 9"
+    >>> find_first_mistake(TEXTBOOK_CORPUS, published, end_of_word=None) is None
+    True
     """
-    rounds = train_trace(word_freq, len(trace), tie_break=tie_break, on_short="ignore").rounds
+    rounds = train_trace(
+        word_freq,
+        len(trace),
+        tie_break=tie_break,
+        end_of_word=end_of_word,
+        glue_end_of_word=glue_end_of_word,
+        min_frequency=min_frequency,
+        on_short="ignore",
+    ).rounds
     for number, (published, count) in enumerate(trace, start=1):
         pair: Pair = tuple(published)  # type: ignore[assignment]  # lists are accepted as pairs
         if number > len(rounds):

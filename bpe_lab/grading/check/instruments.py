@@ -1,0 +1,219 @@
+"""Instruments for chapter 04: counting what a trainer touches, not how long it takes.
+
+What this adds to ``runner`` (which compares a learner's values with the
+package's): a way to tell a trainer that works locally from one that
+recounts, when both give the same merges. Objects handed to the learner's
+function record what is done with them:
+
+- ``TracedWords``, the corpus, records which word ids are read and written;
+- ``TracedFreq``, a word's frequency, counts the arithmetic done with it
+  (every pair count update, ``counts[p] + freq`` or ``delta * freq``);
+- ``TracedSymbol``, a starting symbol, counts its equality comparisons
+  (a scan for a pair, ``pair in zip(symbols, symbols[1:])``, compares them).
+
+They survive a copy (``list(words)``, ``dict(words)`` keep the same
+frequency and symbol objects), so a trainer that copies the corpus and
+recounts its copy is still seen. ``measure_work`` trains on corpora with
+more and more filler words that no merge involves: a local trainer pays for
+them once, when it builds its index; a recount or a scan pays again in every
+round. The counts are operations, so they are the same on every machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
+from typing import Any
+
+from bpe_lab.core.symbols import END_OF_WORD, Pair
+
+__all__ = [
+    "Words",
+    "TracedWords",
+    "TracedFreq",
+    "TracedSymbol",
+    "MERGES",
+    "FILLERS",
+    "FLAT",
+    "measure_work",
+    "work_growth",
+]
+
+#: The trainer's corpus: word id -> (symbols, frequency); ids never change.
+Words = list[tuple[tuple[str, ...], int]]
+
+
+class TracedWords(MutableSequence[tuple[tuple[str, ...], int]]):
+    """A corpus that records which word ids are read and written.
+
+    Not a ``list`` subclass, so that no C-level list method can read it
+    unseen; it keeps its word ids (no insert, no delete)."""
+
+    def __init__(self, words: Sequence[tuple[tuple[str, ...], int]]) -> None:
+        self._words = list(words)
+        self.read: list[int] = []
+        self.written: list[int] = []
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    def __getitem__(self, i: Any) -> Any:
+        ids = range(len(self._words))[i]
+        self.read.extend(ids if isinstance(ids, range) else [ids])
+        return self._words[i]
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        ids = range(len(self._words))[i]
+        self.written.extend(ids if isinstance(ids, range) else [ids])
+        self._words[i] = value
+
+    def __iter__(self) -> Iterator[tuple[tuple[str, ...], int]]:
+        for i, word in enumerate(self._words):
+            self.read.append(i)
+            yield word
+
+    def __delitem__(self, i: Any) -> None:
+        raise TypeError("words keeps its word ids: replace a word (words[i] = ...), never delete one")
+
+    def insert(self, i: int, value: Any) -> None:
+        raise TypeError("words keeps its word ids: replace a word (words[i] = ...), never insert one")
+
+    def plain(self) -> Words:
+        """The words, as a list (not recorded)."""
+        return list(self._words)
+
+
+class _Tally:
+    """Operations counted on the traced frequencies and symbols."""
+
+    def __init__(self) -> None:
+        self.arithmetic = 0
+        self.compared = 0
+
+
+class TracedFreq(int):
+    """A word frequency that counts the arithmetic done with it (a pair count
+    update ``counts[p] + freq`` or ``delta * freq``); results are plain ints."""
+
+    tally: _Tally
+
+    def __new__(cls, value: int, tally: _Tally) -> TracedFreq:
+        made = super().__new__(cls, value)
+        made.tally = tally
+        return made
+
+    def _count(self, result: int) -> int:
+        self.tally.arithmetic += 1
+        return int(result)
+
+    def __add__(self, other: Any) -> Any:
+        return self._count(int(self) + other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._count(other + int(self))
+
+    def __sub__(self, other: Any) -> Any:
+        return self._count(int(self) - other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._count(other - int(self))
+
+    def __mul__(self, other: Any) -> Any:
+        return self._count(int(self) * other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._count(other * int(self))
+
+    def __neg__(self) -> int:
+        return self._count(-int(self))
+
+
+class TracedSymbol(str):
+    """A symbol that counts the times it is compared for equality (a scan
+    for a pair, ``pair in zip(symbols, symbols[1:])``, compares symbols)."""
+
+    tally: _Tally
+
+    def __new__(cls, value: str, tally: _Tally) -> TracedSymbol:
+        made = super().__new__(cls, value)
+        made.tally = tally
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        self.tally.compared += 1
+        return str.__eq__(self, other) is True
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = str.__hash__
+
+
+#: The words every measured corpus shares: chapter 06's English sentences,
+#: three times each, so that 40 merges all have counts of 12 or more.
+def _core_words() -> Words:
+    from bpe_lab.core.corpora import parallel_sentences
+    from bpe_lab.core.pretokenize import word_frequencies
+
+    freq = word_frequencies(" ".join(parallel_sentences("en")))
+    return [(tuple(w) + (END_OF_WORD,), 3 * f) for w, f in freq.items()]
+
+
+def _traced_corpus(fillers: int, tally: _Tally) -> TracedWords:
+    """The core words, then ``fillers`` words of three symbols of their own
+    (count 1, so no merge ever involves them): a trainer that works locally
+    never reads a filler again after building its index."""
+    symbols = [TracedSymbol(chr(0x4E00 + k), tally) for k in range(3 * fillers)]
+    filler: Words = [(tuple(symbols[3 * k : 3 * k + 3]), TracedFreq(1, tally)) for k in range(fillers)]
+    core: Words = [(s, TracedFreq(f, tally)) for s, f in _core_words()]
+    return TracedWords(core + filler)
+
+
+#: (fewer, more) merges and (smaller, larger) numbers of filler words
+MERGES, FILLERS = (10, 40), (200, 400)
+
+
+def measure_work(run: Callable[[TracedWords, int], object]) -> dict[str, float]:
+    """How much more work one more word costs when training does 30 more
+    merges: word reads, frequency arithmetic and symbol comparisons per
+    filler word, at 40 merges less at 10 (0 for a local trainer, about 30
+    times a pass over one word for a recount)."""
+    work: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for merges in MERGES:
+        for fillers in FILLERS:
+            tally = _Tally()
+            words = _traced_corpus(fillers, tally)
+            run(words, merges)
+            work[merges, fillers] = (len(words.read) + len(words.written), tally.arithmetic, tally.compared)
+    small, large = FILLERS
+    per_word = [
+        (
+            (work[MERGES[1], large][k] - work[MERGES[1], small][k])
+            - (work[MERGES[0], large][k] - work[MERGES[0], small][k])
+        )
+        / (large - small)
+        for k in range(3)
+    ]
+    return dict(zip(("reads", "arithmetic", "comparisons"), per_word))
+
+
+#: Extra work per word (over 30 more merges) below which a trainer is local.
+FLAT = 2.0
+
+
+def work_growth(fn: Callable[[Words, int], list[Pair]]) -> str:
+    """``"flat"`` when ``fn(words, num_merges)``'s work per word does not grow
+    with the number of merges (the hidden tests call this).
+
+    The counts come from the traced objects inside the kernel that runs
+    ``fn``, so a submission could forge them (replace this function); the
+    value still means something: forging it takes code written to tamper
+    with the grading, the merges are checked apart as values in the grader's
+    process, and they cannot come from the package's incremental trainer
+    (``train_fast``, ``learn_merges``): the guard and the grader's run
+    without them stop that. ``merge_indexed``'s locality is checked as
+    values too (its hidden test hands it a word that holds the pair but
+    that ``index[pair]`` does not list: a scan merges it, a local merge
+    does not)."""
+    growth = measure_work(lambda words, merges: fn(words, merges))  # type: ignore[arg-type]
+    total = sum(growth.values())
+    return "flat" if total <= FLAT else f"grows: {total:.0f} more operations per word over 30 more merges"

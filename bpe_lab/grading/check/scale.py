@@ -1,0 +1,344 @@
+"""Chapter 08's checks: safe chunk boundaries, one chunk's pre-token counts, merging them.
+
+What this adds to ``runner``: the references of the counting pipeline that
+Stanford CS336's assignment 1 has learners write, and hints that recompute
+the usual mistakes to recognise them:
+
+- ``chunk_boundaries`` cuts ``data`` into about ``num_chunks`` pieces, only
+  where a special token starts (CS336's ``find_chunk_boundaries``, searching
+  the whole rest of the data, so that a token crossing a read window is not
+  missed). It is *not* the package's ``bytelevel.train.chunk_bounds``, whose
+  contract differs: that one aims at a chunk size, also cuts at safe spaces,
+  and reads a file in windows;
+- ``chunk_counts`` counts the GPT-2 pre-tokens of one chunk, special tokens
+  cut out first and never counted;
+- ``merged_counts`` adds the counts of all chunks, changing none of them.
+
+Counting chunk by chunk and adding the counts gives the whole text's counts
+exactly when no cut splits a pre-token or a special token:
+
+>>> data = "low lower lowest<|endoftext|>low".encode()
+>>> chunk_boundaries(data, 2, b"<|endoftext|>")
+[0, 16, 32]
+>>> parts = [data[a:b].decode() for a, b in zip([0, 16], [16, 32])]
+>>> merged_counts([chunk_counts(p, ["<|endoftext|>"]) for p in parts]) == chunk_counts(data.decode(), ["<|endoftext|>"])
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
+from bpe_lab.grading.check.runner import CheckFailed, call, compare, fail, passed, rng, run_cases, short
+
+__all__ = [
+    "chunk_boundaries",
+    "chunk_counts",
+    "merged_counts",
+    "check_find_chunk_boundaries",
+    "check_count_chunk",
+    "check_merge_counts",
+]
+
+ENDOFTEXT = "<|endoftext|>"
+_EOT = ENDOFTEXT.encode()
+
+
+# ------------------------------------------------------------ the references
+
+
+def chunk_boundaries(data: bytes, num_chunks: int, special_token: bytes) -> list[int]:
+    """``[0, ..., len(data)]``: boundary i (0 < i < num_chunks) is the start of
+    the first ``special_token`` at or after the guess ``i * (len(data) //
+    num_chunks)``, or ``len(data)`` when none follows; sorted, without
+    repeats (several guesses may find the same token, so there can be fewer
+    chunks than asked for). O(len(data)) in all: each search starts at its guess."""
+    size = len(data) // num_chunks
+    cuts = [0, len(data)]
+    for i in range(1, num_chunks):
+        found = data.find(special_token, i * size)
+        cuts.append(len(data) if found == -1 else found)
+    return sorted(set(cuts))
+
+
+def chunk_counts(text: str, special_tokens: list[str]) -> Counter[str]:
+    """How often each GPT-2 pre-token occurs in ``text``; the special tokens
+    are cut out first (``split_special``) and are not counted."""
+    counts: Counter[str] = Counter()
+    for piece, special in split_special(text, special_tokens):
+        if not special:
+            counts.update(gpt2_pretokenize(piece))
+    return counts
+
+
+def merged_counts(counts: list[Counter[str]]) -> Counter[str]:
+    """The sum of the chunks' counts, in a new Counter."""
+    total: Counter[str] = Counter()
+    for part in counts:
+        total.update(part)
+    return total
+
+
+# ------------------------------------------------ task 1: chunk boundaries
+
+
+def _docs() -> bytes:
+    from bpe_lab.core.corpora import python_docs_topics
+
+    return ENDOFTEXT.join(python_docs_topics().values()).encode("utf-8")
+
+
+#: (data, num_chunks, special token): where the classic mistakes show
+_BOUNDARY_CASES: list[tuple[bytes, int, bytes]] = [
+    (b"low lower<|endoftext|>lowest<|endoftext|>low", 3, _EOT),  # guess 14 is inside a token: the next one
+    (b"ab<|>cd<|>ef", 2, b"<|>"),  # the guess (6) is just before a token
+    (b"0123456<|>9<|>", 2, b"<|>"),  # a token starts exactly at the guess (7)
+    (b"one<|endoftext|>two<|endoftext|>three", 8, _EOT),  # many guesses find the same token
+    (b"no special token here at all", 3, _EOT),  # nothing to cut at: one chunk
+    (b"<|endoftext|>starts with one", 4, _EOT),
+    (b"", 3, _EOT),
+    (b"short", 1, _EOT),
+    (b"a<|>b", 10, b"<|>"),  # more chunks than bytes
+    ("今天<|endoftext|>天气<|endoftext|>很好".encode(), 3, _EOT),
+    (b"a" * 8240 + _EOT + b"b" * 47, 2, _EOT),  # the token crosses the guess + 4096 read window
+    (b"x<|a|>y<|b|>z" * 3, 4, b"<|b|>"),  # only the given special token counts
+]
+
+
+def _boundary_cases(generator: random.Random) -> list[tuple[bytes, int, bytes]]:
+    docs = _docs()
+    cases = list(_BOUNDARY_CASES)
+    for _ in range(10):
+        start = generator.randrange(len(docs) - 6000)
+        cases.append((docs[start : start + generator.randint(200, 6000)], generator.randint(2, 12), _EOT))
+    return cases
+
+
+def check_find_chunk_boundaries(fn: Callable[[bytes, int, bytes], list[int]]) -> None:
+    """``fn(data, num_chunks, special_token) -> boundaries`` equal to ``chunk_boundaries``."""
+    verdict = compare(chunk_boundaries, _boundary_hint, expected_shown=lambda e: short(e, 100), got_limit=100)
+    run_cases(
+        "find_chunk_boundaries",
+        fn,
+        _boundary_cases(rng()),
+        verdict,
+        shown=lambda data, n, token: f"{short(data, 60)}, {n}, {token!r}",
+    )
+
+
+def _occurrences(data: bytes, token: bytes) -> list[int]:
+    starts, at = [], data.find(token)
+    while at != -1:
+        starts.append(at)
+        at = data.find(token, at + 1)
+    return starts
+
+
+def _variants(data: bytes, n: int, token: bytes) -> dict[str, list[int]]:
+    """The boundaries the usual mistakes give, each with its hint."""
+    size = len(data) // n
+    guesses = [i * size for i in range(1, n)]
+
+    def finish(cuts: list[int]) -> list[int]:
+        return sorted(set([0, *cuts, len(data)]))
+
+    def after(g: int) -> int:
+        found = data.find(token, g)
+        return len(data) if found == -1 else min(found + len(token), len(data))
+
+    def backwards(g: int) -> int:
+        return max(data.rfind(token, 0, g + len(token) - 1), 0)
+
+    def skipping(g: int) -> int:
+        found = data.find(token, g + 1)
+        return len(data) if found == -1 else found
+
+    return {
+        "cut only where a special token starts: search forward from each guess with data.find(special_token, guess); "
+        "a cut at the guess itself can split a word or a special token in two": finish(guesses),
+        "cut at the start of the special token, not after it: the token then begins the next chunk, "
+        "where the counting cuts it out": finish([after(g) for g in guesses]),
+        "search forward from each guess (data.find(special_token, guess)), not backwards": finish(
+            [backwards(g) for g in guesses]
+        ),
+        "a special token that starts exactly at the guess counts: search from the guess itself, not guess + 1": finish(
+            [skipping(g) for g in guesses]
+        ),
+    }
+
+
+def _boundary_hint(expected: list[int], got: object, data: bytes, n: int, token: bytes) -> str:
+    if not isinstance(got, list) or not all(isinstance(b, int) and not isinstance(b, bool) for b in got):
+        return ": return a list of int byte offsets"
+    if -1 in got:
+        return ": data.find returns -1 when no special token follows the guess; the boundary is then len(data)"
+    if len(set(got)) < len(got):
+        return (
+            ": remove repeated boundaries (several guesses can find the same special token, "
+            "and a repeat is an empty chunk): sorted(set(boundaries))"
+        )
+    if got != sorted(got):
+        return ": return the boundaries sorted"
+    if not got or got[0] != 0 or got[-1] != len(data):
+        return f": the first boundary is 0 and the last len(data) = {len(data)}, so that the chunks cover all the data"
+    for hint, boundaries in _variants(data, n, token).items():
+        if got == boundaries and not set(got) <= set(expected):  # a variant explains a wrong cut, not a missing one
+            return f": {hint}"
+    return _where(expected, got, data, n, token)
+
+
+def _where(expected: list[int], got: list[int], data: bytes, n: int, token: bytes) -> str:
+    """What is wrong with the first boundary that should not be there, or the first one missing."""
+    starts = _occurrences(data, token)
+    for cut in got:
+        if cut in expected:
+            continue
+        around = f"{data[max(cut - 8, 0) : cut]!r} | {data[cut : cut + 8]!r}"
+        inside = next((s for s in starts if s < cut < s + len(token)), None)
+        if inside is not None:
+            return (
+                f": byte {cut} is inside the special token that starts at byte {inside} ({around}); "
+                "each chunk would hold half of it, and its halves would be counted as text"
+            )
+        if cut not in starts:
+            return (
+                f": byte {cut} is not where a special token starts ({around}); a cut there can split a word "
+                "whose halves are then counted as two pre-tokens"
+            )
+        break
+    size = len(data) // n
+    missing = next(e for e in expected if e not in got)
+    guess = max(i * size for i in range(n) if i * size <= missing)
+    return (
+        f": you skipped the special token at byte {missing}, the first at or after the guess {guess} "
+        f"(i * (len(data) // num_chunks)); if you read the data in windows, a token can cross the end of one"
+    )
+
+
+# ------------------------------------------------ task 2: one chunk's counts
+
+
+_COUNT_CASES: list[tuple[str, list[str]]] = [
+    ("low lower lowest", [ENDOFTEXT]),
+    ("the end<|endoftext|>The start", [ENDOFTEXT]),
+    ("end<|endoftext|>start", [ENDOFTEXT]),
+    ("<|endoftext|><|endoftext|>", [ENDOFTEXT]),
+    ("", [ENDOFTEXT]),
+    ("don't stop\n\n  indented", []),
+    ("a<|endoftext|>b<|pad|>c<|pad|>", [ENDOFTEXT, "<|pad|>"]),
+    ("naïve café, 今天天气很好 <|endoftext|> 🙂🙂", [ENDOFTEXT]),
+    ("same same same<|endoftext|>same", [ENDOFTEXT]),
+]
+
+
+def _count_cases(generator: random.Random) -> list[tuple[str, list[str]]]:
+    docs = _docs().decode("utf-8")
+    starts = [generator.randrange(len(docs) - 3000) for _ in range(8)]
+    return _COUNT_CASES + [(docs[s : s + generator.randint(100, 3000)], [ENDOFTEXT]) for s in starts]
+
+
+def check_count_chunk(fn: Callable[[str, list[str]], Mapping[str, int]]) -> None:
+    """``fn(text, special_tokens) -> {pre-token: count}`` equal to ``chunk_counts``."""
+    verdict = compare(
+        chunk_counts,
+        _count_hint,
+        same=lambda got, expected: isinstance(got, Mapping) and dict(got) == dict(expected),
+        expected_shown=lambda e: short(dict(e), 100),
+        got_limit=100,
+    )
+    run_cases("count_chunk", fn, _count_cases(rng()), verdict, shown=lambda text, specials: f"{text!r}, {specials!r}")
+
+
+def _count_hint(expected: Counter[str], got: object, text: str, special_tokens: list[str]) -> str:
+    if not isinstance(got, Mapping):
+        return ": return a Counter (or dict) {pre-token: count}"
+    got = dict(got)
+    if got and all(isinstance(k, bytes) for k in got):
+        return (
+            ": the keys are the pre-tokens as strings, as gpt2_pretokenize gives them (the trainer encodes them later)"
+        )
+    if got == Counter(gpt2_pretokenize(text)):
+        return (
+            ": cut the special tokens out first (split_special): pre-tokenized, '<|endoftext|>' becomes "
+            "'<|', 'endoftext', '|>', which would be counted and merged like text"
+        )
+    specials = {t: n for t, n in got.items() if t in special_tokens}
+    if specials and {t: n for t, n in got.items() if t not in special_tokens} == expected:
+        return (
+            ": leave the special tokens themselves out of the counts: each is one id of its own, "
+            "never merged, so the trainer must not see it as a pre-token"
+        )
+    deleted = text
+    for token in special_tokens:
+        deleted = deleted.replace(token, "")
+    if got == Counter(gpt2_pretokenize(deleted)):
+        return (
+            ": deleting a special token glues its neighbours together ('end<|endoftext|>start' gives 'endstart'): "
+            "split the text at it (split_special) and pre-tokenize each piece on its own"
+        )
+    if got == Counter(text.split()) or got == Counter(deleted.split()):
+        return ": pre-tokenize with gpt2_pretokenize, not str.split: GPT-2's pattern keeps the space before a word"
+    return ": cut out the special tokens with split_special, then count gpt2_pretokenize of each other piece"
+
+
+# ------------------------------------------------ task 3: merging the counts
+
+
+def _merge_cases(generator: random.Random) -> list[list[Counter[str]]]:
+    docs = _docs().decode("utf-8")
+    cases: list[list[Counter[str]]] = [
+        [Counter({"low": 2, " lower": 1}), Counter({"low": 3, " newest": 6})],
+        [Counter({"a": 1})],
+        [],
+        [Counter(), Counter({" the": 4}), Counter()],
+        [Counter({"x": 1}), Counter({"x": 1}), Counter({"x": 1}), Counter({"y": 2})],
+    ]
+    for _ in range(4):
+        start = generator.randrange(len(docs) - 4000)
+        text = docs[start : start + 4000]
+        cuts = sorted(generator.sample(range(1, len(text)), generator.randint(1, 6)))
+        cases.append([chunk_counts(text[a:b], [ENDOFTEXT]) for a, b in zip([0, *cuts], [*cuts, len(text)])])
+    return cases
+
+
+def check_merge_counts(fn: Callable[[list[Counter[str]]], Mapping[str, int]]) -> None:
+    """``fn(list_of_counters) -> Counter`` equal to ``merged_counts``, leaving
+    the Counters it is given as they were."""
+    cases = _merge_cases(rng())
+    for counts in cases:
+        given = [Counter(c) for c in counts]
+        shown = f"merge_counts({short(counts, 100)})"
+        try:
+            got = call(fn, "merge_counts", given)
+        except CheckFailed as err:
+            if not counts and "raised" in str(err):
+                fail(shown, f"{err}: a list of no Counters (an empty file) gives an empty Counter()")
+            raise
+        message = _merge_verdict(got, counts)
+        if message is None and given != counts:
+            message = (
+                "you changed the Counters you were given (the first one now holds the total): another part of "
+                "the program may still use them. Start a new one, total = Counter(), and add each to it"
+            )
+        if message is not None:
+            fail(shown, message)
+    passed("merge_counts", len(cases))
+
+
+def _merge_verdict(got: Any, counts: list[Counter[str]]) -> str | None:
+    expected = merged_counts(counts)
+    if not isinstance(got, Mapping):
+        return f"expected {short(dict(expected), 100)}, got {short(got, 100)}: return a Counter of the totals"
+    if dict(got) == dict(expected):
+        return None
+    overwritten: dict[str, int] = {}
+    for part in counts:
+        overwritten.update(part)
+    hint = ""
+    if dict(got) == overwritten:
+        hint = ": dict.update (and {**a, **b}) replaces a count with the later one; add them (Counter.update adds)"
+    return f"expected {short(dict(expected), 100)}, got {short(dict(got), 100)}{hint}"

@@ -1,0 +1,321 @@
+"""Chapter 08's self-checks and exercise: the references are pinned to cases
+worked out by hand, a solution written from scratch passes each check, each
+classic mistake fails with its own hint, and the grader gives the solution
+full marks, the untouched exercise 0, and a submission that calls the
+package's answer 0 on that task with the function named."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
+from bpe_lab.grading import check
+from bpe_lab.grading.answers import CHAPTERS, forbidden
+from bpe_lab.grading.check import CheckFailed
+from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
+from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.guard import resolve
+from bpe_lab.grading.release import release_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "solutions" / "08_scale.ipynb"
+EOT = b"<|endoftext|>"
+
+# ----------------------------------------------------------- the references
+
+
+@pytest.mark.parametrize(
+    ("data", "num_chunks", "token", "expected"),
+    [
+        (b"ab<|>cd<|>ef", 2, b"<|>", [0, 7, 12]),  # guess 6 -> the token at 7
+        (b"0123456<|>9<|>", 2, b"<|>", [0, 7, 14]),  # a token exactly at the guess stays
+        (b"low lower<|endoftext|>lowest<|endoftext|>low", 3, EOT, [0, 28, 44]),  # guess 14 is inside: next token
+        (b"one<|endoftext|>two<|endoftext|>three", 8, EOT, [0, 19, 37]),  # seven guesses, one boundary
+        (b"no special token", 3, EOT, [0, 16]),
+        (b"", 3, EOT, [0]),
+        (b"a<|>b", 10, b"<|>", [0, 1, 5]),  # more chunks than bytes: every guess is 0
+        (b"a" * 8240 + EOT + b"b" * 47, 2, EOT, [0, 8240, 8300]),  # crosses the guess's first 4 KB
+    ],
+)
+def test_chunk_boundaries_by_hand(data, num_chunks, token, expected):
+    assert chunk_boundaries(data, num_chunks, token) == expected
+
+
+def test_chunk_counts_and_merged_counts_by_hand():
+    counts = chunk_counts("the end<|endoftext|>The start end", ["<|endoftext|>"])
+    assert counts == {"the": 1, " end": 2, "The": 1, " start": 1}
+    assert chunk_counts("<|a|><|a|>", ["<|a|>"]) == {}
+    parts = [Counter({"a": 2}), Counter({"a": 1, "b": 3})]
+    assert merged_counts(parts) == {"a": 3, "b": 3} and parts == [Counter({"a": 2}), Counter({"a": 1, "b": 3})]
+    assert merged_counts([]) == Counter()
+
+
+def test_counting_between_safe_boundaries_equals_counting_the_whole():
+    from bpe_lab.core.corpora import python_docs_topics
+
+    text = "<|endoftext|>".join(python_docs_topics().values())
+    data = text.encode()
+    for n in (1, 2, 7, 50):
+        bounds = chunk_boundaries(data, n, EOT)
+        parts = [chunk_counts(data[a:b].decode(), ["<|endoftext|>"]) for a, b in zip(bounds, bounds[1:])]
+        assert merged_counts(parts) == chunk_counts(text, ["<|endoftext|>"])
+
+
+# -------------------------------------------------- solutions from scratch
+
+
+def find_chunk_boundaries(data, num_chunks, special_token):
+    size = len(data) // num_chunks
+    cuts = {0, len(data)}
+    for i in range(1, num_chunks):
+        at = data.find(special_token, i * size)
+        cuts.add(len(data) if at < 0 else at)
+    return sorted(cuts)
+
+
+def count_chunk(text, special_tokens):
+    counts = Counter()
+    for piece, special in split_special(text, special_tokens):
+        if not special:
+            counts.update(gpt2_pretokenize(piece))
+    return counts
+
+
+def merge_counts(counts):
+    return sum(counts, Counter())
+
+
+def test_solutions_written_from_scratch_pass(capsys):
+    check.check_find_chunk_boundaries(find_chunk_boundaries)
+    check.check_count_chunk(count_chunk)
+    check.check_merge_counts(merge_counts)
+    assert capsys.readouterr().out.count("✔") == 3
+
+
+# ------------------------------------------------------------- the mistakes
+
+
+def _cut_at_guesses(data, n, token):
+    size = len(data) // n
+    return sorted({0, len(data), *(i * size for i in range(1, n))})
+
+
+def _cut_after_token(data, n, token):
+    return sorted({b + len(token) if 0 < b < len(data) else b for b in find_chunk_boundaries(data, n, token)})
+
+
+def _no_dedup(data, n, token):
+    size = len(data) // n
+    found = [data.find(token, i * size) for i in range(1, n)]
+    return [0, *(len(data) if f < 0 else f for f in found), len(data)]
+
+
+def _minus_one(data, n, token):
+    size = len(data) // n
+    return sorted({0, len(data), *(data.find(token, i * size) for i in range(1, n))})
+
+
+def _windowed(data, n, token):
+    """CS336's handout example: reads 4 KB windows that do not overlap."""
+    size = len(data) // n
+    cuts = [i * size for i in range(n)] + [len(data)]
+    for k in range(1, n):
+        at = cuts[k]
+        while True:
+            window = data[at : at + 4096]
+            if not window:
+                cuts[k] = len(data)
+                break
+            found = window.find(token)
+            if found != -1:
+                cuts[k] = at + found
+                break
+            at += 4096
+    return sorted(set(cuts))
+
+
+def _from_next_byte(data, n, token):
+    size = len(data) // n
+    found = [data.find(token, i * size + 1) for i in range(1, n)]
+    return sorted({0, len(data), *(len(data) if f < 0 else f for f in found)})
+
+
+@pytest.mark.parametrize(
+    ("mistake", "hint"),
+    [
+        (_cut_at_guesses, "cut only where a special token starts"),
+        (_cut_after_token, "cut at the start of the special token, not after it"),
+        (_no_dedup, "remove repeated boundaries"),
+        (_minus_one, "data.find returns -1"),
+        (_windowed, "you skipped the special token at byte 8240"),
+        (_from_next_byte, "starts exactly at the guess counts"),
+        (lambda data, n, token: (0, len(data)), "return a list of int byte offsets"),
+        (lambda data, n, token: find_chunk_boundaries(data, n, token)[1:], "the first boundary is 0"),
+        (lambda data, n, token: chunk_boundaries(data, n, token), "calls bpe_lab.grading.check.scale.chunk_boundaries"),
+    ],
+)
+def test_each_boundary_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(CheckFailed, match=hint.replace("(", r"\(").replace(".", r"\.")):
+        check.check_find_chunk_boundaries(mistake)
+
+
+def test_a_cut_inside_a_word_or_a_token_is_named():
+    def shifted(data, n, token):  # every boundary 3 bytes late: inside the token
+        return sorted({b + 3 if 0 < b < len(data) else b for b in find_chunk_boundaries(data, n, token)})
+
+    with pytest.raises(CheckFailed, match="is inside the special token that starts at byte"):
+        check.check_find_chunk_boundaries(shifted)
+
+    def early(data, n, token):  # every boundary 2 bytes early: inside the word before the token
+        return sorted({b - 2 if 0 < b < len(data) else b for b in find_chunk_boundaries(data, n, token)})
+
+    with pytest.raises(CheckFailed, match="is not where a special token starts"):
+        check.check_find_chunk_boundaries(early)
+
+
+def _count_with_specials(text, special_tokens):
+    counts = Counter()
+    for piece, special in split_special(text, special_tokens):
+        counts.update([piece] if special else gpt2_pretokenize(piece))
+    return counts
+
+
+def _count_deleting(text, special_tokens):
+    for token in special_tokens:
+        text = text.replace(token, "")
+    return Counter(gpt2_pretokenize(text))
+
+
+@pytest.mark.parametrize(
+    ("mistake", "hint"),
+    [
+        (lambda text, specials: Counter(gpt2_pretokenize(text)), "cut the special tokens out first"),
+        (_count_with_specials, "leave the special tokens themselves out"),
+        (_count_deleting, "deleting a special token glues its neighbours together"),
+        (lambda text, specials: Counter(text.split()), "not str.split"),
+        (lambda text, specials: gpt2_pretokenize(text), r"return a Counter \(or dict\)"),
+        (lambda text, specials: Counter({k.encode(): v for k, v in count_chunk(text, specials).items()}), "as strings"),
+        (lambda text, specials: chunk_counts(text, specials), "calls bpe_lab.grading.check.scale.chunk_counts"),
+    ],
+)
+def test_each_count_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        check.check_count_chunk(mistake)
+
+
+def _merge_in_place(counts):
+    if not counts:
+        return Counter()
+    for part in counts[1:]:
+        counts[0].update(part)
+    return counts[0]
+
+
+def _merge_overwriting(counts):
+    total = {}
+    for part in counts:
+        total.update(part)
+    return total
+
+
+@pytest.mark.parametrize(
+    ("mistake", "hint"),
+    [
+        (_merge_in_place, "you changed the Counters you were given"),
+        (_merge_overwriting, "dict.update"),
+        (lambda counts: sum(counts[1:], counts[0]), "an empty file"),
+        (lambda counts: merged_counts(counts), "calls bpe_lab.grading.check.scale.merged_counts"),
+    ],
+)
+def test_each_merge_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        check.check_merge_counts(mistake)
+
+
+def test_the_package_counter_is_forbidden_and_every_path_resolves():
+    paths = forbidden(*CHAPTERS["scale"])
+    assert "bpe_lab.bytelevel.train.chunk_bounds" in paths and "bpe_lab.bytelevel.train.count_pretokens" in paths
+    for path in paths:
+        resolve(path)
+
+
+# ------------------------------------------------------------------ grading
+
+DELEGATED = {
+    "08_scale_find_chunk_boundaries": (
+        "def find_chunk_boundaries(data, num_chunks, special_token):\n"
+        "    from bpe_lab.grading.check.scale import chunk_boundaries\n"
+        "    return chunk_boundaries(data, num_chunks, special_token)",
+        "bpe_lab.grading.check.scale.chunk_boundaries",
+    ),
+    "08_scale_count_chunk": (
+        "def count_chunk(text, special_tokens):\n"
+        "    import os, tempfile\n"
+        "    from bpe_lab.bytelevel.train import count_pretokens\n"
+        "    with tempfile.TemporaryDirectory() as folder:\n"
+        "        path = os.path.join(folder, 'chunk.txt')\n"
+        "        with open(path, 'w', encoding='utf-8', newline='') as f:\n"
+        "            f.write(text)\n"
+        "        return count_pretokens(path, special_tokens) if text else Counter()",
+        "bpe_lab.bytelevel.train.count_pretokens",
+    ),
+    "08_scale_merge_counts": (
+        "import bpe_lab.grading.check.scale as _scale\n"
+        "def merge_counts(counts):\n"
+        "    return _scale.merged_counts(counts)",
+        "bpe_lab.grading.check.scale.merged_counts",
+    ),
+}
+
+
+def _notebook(answers: dict[str, str]) -> nbformat.NotebookNode:
+    solution = nbformat.read(SOLUTION, as_version=4)
+    solved = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    nb = release_notebook(solution, "08_scale")
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid in solved:
+            cell.source = answers.get(gid.removesuffix("_answer"), solved[gid])
+    return nb
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scale")
+    notebooks = {
+        "solution": nbformat.read(SOLUTION, as_version=4),
+        "exercise": release_notebook(nbformat.read(SOLUTION, as_version=4), "08_scale"),
+        "delegating": _notebook({gid: source for gid, (source, _) in DELEGATED.items()}),
+    }
+    paths = []
+    for key, nb in notebooks.items():
+        path = folder / key / "08_scale.ipynb"
+        path.parent.mkdir()
+        nbformat.write(nb, path)
+        paths.append(path)
+    graded = grade(
+        paths, solutions_dir=ROOT / "solutions", limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2
+    )
+    return dict(zip(notebooks, graded))
+
+
+def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
+    solution, exercise = reports["solution"], reports["exercise"]
+    assert solution.total == 6 and solution.total + solution.pending == solution.max_total == 7, solution.tasks
+    assert all(t.passed == t.cases > 1 for t in solution.tasks if not t.pending), solution.tasks
+    assert exercise.total == 0, exercise.tasks  # the written answer, left as given, is 0 too
+
+
+def test_a_delegating_submission_scores_zero_on_each_task_and_names_the_function(reports):
+    tasks = {t.grade_id: t for t in reports["delegating"].tasks}
+    for gid, (_, path) in DELEGATED.items():
+        assert tasks[gid].points == 0, tasks[gid]
+        assert path in tasks[gid].message, tasks[gid].message

@@ -1,0 +1,227 @@
+"""The tasks added for issue #10 grade what they teach, and cannot be passed
+by calling the package.
+
+- Exercise 04's pair index: a merge that scans every word instead of
+  trusting ``index[pair]`` loses its points (its hidden test hands it a word
+  that holds the pair but that the index does not list), and a trainer that
+  recounts every round loses its points though its merges are right (the
+  work it does per word grows with the number of merges).
+- Exercise 05's byte-level trainer and exercise 06's Chinese pre-tokenizer:
+  a wrong tie rule or a one-character pattern scores 0.
+- Every new task, answered by calling the package's own answer (imported
+  under another name, or captured in an earlier cell), scores 0 and names
+  the function; the solutions keep full marks on every auto-graded task.
+
+One grading run (two kernels at a time) serves all the tests.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.guard import canonical
+from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+LIMITS = Limits(cell_timeout=60, notebook_timeout=240, memory_mb=1536)
+NAMES = ("04_complexity", "05_bytelevel", "06_variants")
+
+# answer cell -> (module, attribute, body with {f} for the package's answer)
+DELEGATIONS = {
+    "04_complexity_build_index_answer": ("bpe_lab.grading.check.complexity", "index_words", "return {f}(words)"),
+    "04_complexity_merge_indexed_answer": (
+        "bpe_lab.grading.check.complexity",
+        "merge_in_index",
+        "return {f}(words, counts, index, pair)",
+    ),
+    "04_complexity_train_indexed_answer": (
+        "bpe_lab.core.train_fast",
+        "learn_merges",
+        'return {f}(dict(words), num_merges, tie_break="lexicographic")',
+    ),
+    "05_bytelevel_train_answer": (
+        "bpe_lab.bytelevel.train",
+        "train_bytelevel",
+        "return {f}(path, vocab_size, special_tokens)",
+    ),
+    "06_variants_han_pretokenize_answer": ("bpe_lab.core.pretokenize", "gpt2_pretokenize", "return {f}(text)"),
+}
+ROUTES = ("alias", "captured")
+
+# wrong answers that call nothing forbidden: (notebook, answer cell, source)
+WRONG = {
+    "scanning_merge": (
+        "04_complexity",
+        "04_complexity_merge_indexed_answer",
+        """
+def merge_indexed(words, counts, index, pair):
+    changed = set()
+    for i, (symbols, freq) in enumerate(words):  # a scan: every word, not index[pair]
+        if pair not in zip(symbols, symbols[1:]):
+            continue
+        merged = merge_symbols(symbols, pair)
+        for p, d in pair_deltas(symbols, pair).items():
+            counts[p] = counts.get(p, 0) + d * freq
+            changed.add(p)
+            if counts[p] == 0:
+                del counts[p]
+        for p in set(zip(symbols, symbols[1:])) - set(zip(merged, merged[1:])):
+            index.get(p, set()).discard(i)
+            if p in index and not index[p]:
+                del index[p]
+        for p in set(zip(merged, merged[1:])) - set(zip(symbols, symbols[1:])):
+            index.setdefault(p, set()).add(i)
+        words[i] = (merged, freq)
+    return changed""",
+    ),
+    "recounting_trainer": (
+        "04_complexity",
+        "04_complexity_train_indexed_answer",
+        """
+def train_indexed(words, num_merges):
+    corpus, merges = dict(words), []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        pair = max(counts, key=lambda p: (counts[p], p))
+        merges.append(pair)
+        corpus = {merge_symbols(s, pair): f for s, f in corpus.items()}
+    return merges""",
+    ),
+    "first_met_ties": ("05_bytelevel", "05_bytelevel_train_answer", None),
+    "one_character_pattern": (
+        "06_variants",
+        "06_variants_han_pretokenize_answer",
+        """
+def han_pretokenize(text):
+    return regex.findall(r"[\\u4e00-\\u9fa5]|[A-Za-z]+|[0-9]+|\\s+|[^\\sA-Za-z0-9\\u4e00-\\u9fa5]", text)""",
+    ),
+}
+
+
+def _solution(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+
+
+def _answers(name: str) -> dict[str, str]:
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in _solution(name).cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def _submission(name: str, replace: dict[str, str], earlier: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """The exercise solved, but with ``replace``'s answer cells instead (and
+    ``earlier``'s cells run just before them)."""
+    nb = release_notebook(_solution(name), name)
+    answers = {**_answers(name), **replace}
+    cells = []
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if cell.cell_type == "code" and gid in answers:
+            cell.source = answers[gid]
+            if earlier and gid in earlier:
+                cells.append(nbformat.v4.new_code_cell(earlier[gid]))
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+
+def _delegating(name: str, route: str) -> nbformat.NotebookNode:
+    replace, earlier = {}, {}
+    for gid, (module, attr, body) in DELEGATIONS.items():
+        if not gid.startswith(name):
+            continue
+        head = _answers(name)[gid].split(BEGIN_SOLUTION)[0].rstrip().rstrip("#").rstrip()
+        if route == "alias":
+            before, reference = f"from {module} import {attr} as _reference", "_reference"
+        else:
+            earlier[gid] = f"import {module}\n_captured_{attr} = {module}.{attr}"
+            before, reference = "", f"_captured_{attr}"
+        replace[gid] = "\n".join(filter(None, [before, head, "    " + body.format(f=reference)]))
+    return _submission(name, replace, earlier)
+
+
+def _wrong(key: str) -> nbformat.NotebookNode:
+    name, gid, source = WRONG[key]
+    if source is None:  # the solution with first-met ties instead of the greater pair
+        source = _answers(name)[gid].replace(
+            "best = max(counts, key=lambda pair: (counts[pair], pair))",
+            "best = next(p for p in counts if counts[p] == max(counts.values()))",
+        )
+        assert source != _answers(name)[gid]
+    return _submission(name, {gid: source})
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("new_tasks")
+    notebooks = {("solution", n): (n, _solution(n)) for n in NAMES}
+    notebooks |= {(route, n): (n, _delegating(n, route)) for n in NAMES for route in ROUTES}
+    notebooks |= {("wrong", key): (WRONG[key][0], _wrong(key)) for key in WRONG}
+    paths = {}
+    for key, (name, nb) in notebooks.items():
+        path = folder / "-".join(key) / f"{name}.ipynb"
+        path.parent.mkdir()
+        nbformat.write(nb, path)
+        paths[key] = path
+    reports = grade(list(paths.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
+    return dict(zip(paths, reports))
+
+
+def _task(report, gid: str):
+    return next(t for t in report.tasks if t.grade_id == gid.removesuffix("_answer"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_solutions_keep_full_marks_on_every_auto_graded_task(graded, name):
+    report = graded[("solution", name)]
+    auto = [t for t in report.tasks if not t.grade_id.startswith(f"{name[:2]}_written_")]
+    assert auto and all(t.points == t.max_points > 0 for t in auto), auto
+    written = [t for t in report.tasks if t not in auto]
+    assert len(written) == 1 and written[0].points == 0, written  # a person grades it
+    for gid in DELEGATIONS:
+        if gid.startswith(name):
+            assert _task(report, gid).points > 0
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("gid", sorted(DELEGATIONS))
+def test_a_new_task_answered_by_the_package_scores_zero_and_names_it(graded, gid, route):
+    module, attr, _ = DELEGATIONS[gid]
+    task = _task(graded[(route, gid[: gid.index("_", 3)])], gid)
+    assert task.points == 0, task
+    assert canonical(f"{module}.{attr}") in task.message and "asks you to write" in task.message, task.message
+
+
+def test_a_merge_that_scans_every_word_loses_its_points_to_the_word_the_index_does_not_list(graded):
+    report = graded[("wrong", "scanning_merge")]
+    task = _task(report, "04_complexity_merge_indexed")
+    assert task.points == 0 and "does not contain" in task.message, task
+    assert _task(report, "04_complexity_build_index").points == 1
+
+
+def test_a_trainer_that_recounts_gets_its_merges_right_and_still_scores_zero(graded):
+    report = graded[("wrong", "recounting_trainer")]
+    task = _task(report, "04_complexity_train_indexed")
+    assert task.points == 0 and "pair count updates per word" in task.message, task
+    assert _task(report, "04_complexity_merge_indexed").points == 3
+
+
+def test_first_met_ties_in_the_byte_level_trainer_score_zero_with_the_tie_hint(graded):
+    task = _task(graded[("wrong", "first_met_ties")], "05_bytelevel_train")
+    assert task.points == 0 and "lexicographically greater pair of bytes" in task.message, task
+
+
+def test_a_one_character_chinese_pattern_scores_zero_with_its_hint(graded):
+    report = graded[("wrong", "one_character_pattern")]
+    task = _task(report, "06_variants_han_pretokenize")
+    assert task.points == 0 and "cut into single characters" in task.message, task
+    assert _task(report, "06_variants_viterbi").points == 3
