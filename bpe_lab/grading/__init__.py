@@ -2,20 +2,23 @@
 
 What it adds over the layers below: it judges a learner's code against the
 package's own reference implementations, and turns the solved notebooks
-into the learner's exercises:
+into the learner's exercises. In the order a submission meets them:
 
 - ``check``: the self-checks a learner runs in an exercise notebook, one
   module per chapter over one shared runner (``from bpe_lab.grading import
   check``);
 - ``release``: ``solutions/`` -> ``exercises/`` (``bpe-lab release``);
-- ``answers``, ``guard``: which package functions answer which exercise,
-  and taking them away while a learner's function runs;
-- ``tasks``: the graded tasks, hidden tests and forbidden functions read
-  from a solution;
-- ``sandbox``, ``launch``, ``jail``, ``stubs``: runs a submission's cells in
-  its own kernel, with limits, inside bubblewrap, and on a copy of the
-  package without the answers;
-- ``submissions``, ``judge``, ``grader``, ``report``: reading submissions,
-  judging the kernel's plain data, scores, the gradebook and the feedback
-  (``bpe-lab grade``).
+- ``roster``, ``submissions``: whose notebook a file is, which assignment it
+  answers, and reading it safely;
+- ``tasks``, ``generators``, ``cases``: the graded tasks of a solution, their
+  fixed hidden tests and the cases generated per student;
+- ``answers``, ``guard``, ``stubs``: the package functions a task may not
+  call, the trap that catches a call, and the copy of ``bpe_lab`` without
+  them for the second run;
+- ``sandbox``, ``jail``, ``launch``, ``reaper``, ``probe``: a kernel per
+  submission under bubblewrap, with limits, its processes reaped, its values
+  read back as plain data;
+- ``judge``, ``grader``, ``report``, ``feedback``: scores and partial credit,
+  the gradebook and the feedback a learner may see (``bpe-lab grade``);
+- ``gradescope``: the autograder bundle for Gradescope (``bpe-lab gradescope``).
 """
