@@ -345,3 +345,22 @@ def test_the_stubbed_package_has_no_answer_to_find(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["Delegated", "Delegated", "('ab',)"]
+
+
+def test_a_generator_is_trapped_by_a_generator_of_its_own_kind():
+    """Python 3.13 deprecates swapping __code__ across kinds: the trap of a
+    generator function is a generator that fires on the first next()."""
+    import warnings
+
+    from bpe_lab.core import corpus_files
+    from bpe_lab.grading.guard import Delegated, guard
+
+    path = "bpe_lab.core.corpus_files.corpus_files"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        with guard([path]) as reached:
+            files = corpus_files.corpus_files("stdlib")
+            with pytest.raises(Delegated):
+                next(files)
+    assert reached == [path]
+    assert next(corpus_files.corpus_files("stdlib")).suffix in (".py", ".txt", ".rst")

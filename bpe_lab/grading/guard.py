@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -101,17 +102,42 @@ def canonical(path: str) -> str:
     return f"{function.__module__}.{function.__qualname__}"
 
 
+def _kind(code: types.CodeType) -> str:
+    """What a function's code makes: a plain call, a generator, a coroutine or
+    an async generator. The trap must be of the same kind (Python 3.13
+    deprecates swapping ``__code__`` across kinds); a generator's trap then
+    fires on the first ``next()``, where the real one would start its work."""
+    if code.co_flags & inspect.CO_ASYNC_GENERATOR:
+        return "asyncgen"
+    if code.co_flags & inspect.CO_COROUTINE:
+        return "coroutine"
+    if code.co_flags & inspect.CO_GENERATOR:
+        return "generator"
+    return "plain"
+
+
+_TRAP_SHAPES = {
+    "plain": ("def", ""),
+    "generator": ("def", "        yield\n"),
+    "coroutine": ("async def", ""),
+    "asyncgen": ("async def", "        yield\n"),
+}
+
+
 @functools.cache
-def _trap_code(path: str, freevars: tuple[str, ...]) -> types.CodeType:
-    """A code object that calls ``_reach(path)``, with the free variables of
-    the function it replaces (``__code__`` must keep their number)."""
+def _trap_code(path: str, freevars: tuple[str, ...], kind: str = "plain") -> types.CodeType:
+    """A code object that calls ``_reach(path)``, of the same ``kind`` and
+    with the free variables of the function it replaces (``__code__`` must
+    keep their number)."""
     names = ", ".join(freevars) or "None"
+    keyword, tail = _TRAP_SHAPES[kind]
     source = (
         "def _outer():\n"
         f"    {' = '.join(freevars) + ' = None' if freevars else 'pass'}\n"
-        "    def trap(*args, **kwargs):\n"
+        f"    {keyword} trap(*args, **kwargs):\n"
         f"        ({names},)\n"
         f"        __import__('bpe_lab.grading.guard', fromlist=['_reach'])._reach({path!r})\n"
+        f"{tail}"
         "    return trap\n"
     )
     namespace: dict[str, Any] = {}
@@ -134,7 +160,7 @@ def guard(paths: Iterable[str]) -> Iterator[list[str]]:
             if wrapper is not None:
                 wrapper.cache_clear()
             swapped.append((function, function.__code__))
-            function.__code__ = _trap_code(path, function.__code__.co_freevars)
+            function.__code__ = _trap_code(path, function.__code__.co_freevars, _kind(function.__code__))
         _reached.append(record)
         yield record
     finally:
