@@ -139,3 +139,19 @@ def test_without_bubblewrap_the_grader_runs_and_says_so(spying, tmp_path, monkey
     assert "['sol:1', 'repo:1', 'tests:1'" in _flags(report) and "'net:1'" in _flags(report), report.tasks
     with pytest.raises(RuntimeError, match="bubblewrap"):
         grade([path], solutions_dir=copy, limits=LIMITS, sandbox=True)
+
+
+def test_a_checkout_under_tmp_still_sees_its_package_and_environment(tmp_path, monkeypatch):
+    """CI clones into /tmp, which every sandbox covers with a tmpfs: the
+    environment and the package inside that checkout must be bound back in
+    (they were not, and every kernel died before it started)."""
+    monkeypatch.setattr(jail, "bwrap", lambda: "/usr/bin/bwrap")
+    repo = tmp_path / "clone"
+    venv, package = repo / ".venv", repo / "bpe_lab"
+    monkeypatch.setattr(jail, "_needed", lambda package_dir: sorted({venv, package_dir}))
+    run = tmp_path / "run"
+    run.mkdir()
+    command = list(jail.confine(run, run, package, hide=[repo, repo / "solutions"]).command)
+    binds = {(command[i + 1], command[i + 2]) for i, arg in enumerate(command) if arg == "--ro-bind"}
+    assert (str(venv), str(venv)) in binds and (str(package), str(package)) in binds
+    assert command.index("--tmpfs") < command.index("--ro-bind", 3)  # covered first, bound back after

@@ -115,10 +115,11 @@ def confine(
     args = [found, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for folder in temps + hidden:
         args += ["--tmpfs", str(folder)]
+    covered = temps + hidden  # a checkout or a venv under /tmp is covered too (CI clones there)
     for path in _needed(package_dir):
-        if path != package_dir and any(_inside(path, h) for h in hidden):
+        if path != package_dir and any(_inside(path, h) for h in covered):
             args += ["--ro-bind", str(path), str(path)]
-    if package is not None or any(_inside(package_dir, h) for h in hidden):
+    if package is not None or any(_inside(package_dir, h) for h in covered):
         args += ["--ro-bind", str(package or package_dir), str(package_dir)]
     ipc_dir = run_dir / "ipc"
     ipc_dir.mkdir(exist_ok=True)
