@@ -368,6 +368,9 @@ def test_saved_chinese_outputs_read_right_untrusted(chromium, lab):
         assert page.locator(".bpe-merge .bpe-counter").inner_text() == "第 0 轮 / 共 5 轮"
         assert re.search(r"第 0 轮 / 共 3 轮\s+12 字节数据", page.locator(".bpe-compress .bpe-head").inner_text())
         checkpoint = page.locator(".bpe-checkpoint")
+        # JupyterLab renders cells lazily: bring the output into view and wait for its text
+        checkpoint.scroll_into_view_if_needed()
+        page.wait_for_function("() => (document.querySelector('.bpe-checkpoint') || {}).innerText", timeout=20_000)
         assert "第 1 轮合并哪个符号对？" in checkpoint.inner_text()
         checkpoint.locator("summary").click()  # <details> opens without a kernel
         assert "答案：(e, s)。" in checkpoint.inner_text()
