@@ -12,36 +12,17 @@ run (two workers).
 from __future__ import annotations
 
 import json
-import os
 import uuid
-from pathlib import Path
 
 import nbformat
 import pytest
+from grading_support import DECODE, ENCODE, SOLUTIONS, SOLVED, running, submission
 
 from bpe_lab.grading import jail
 from bpe_lab.grading.grader import Limits, grade
-from bpe_lab.grading.release import release_notebook
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
 LIMITS = Limits(cell_timeout=20, notebook_timeout=120, memory_mb=1536)
-ENCODE, DECODE = "03_encoding_encode_word", "03_encoding_decode"
-SOLUTION = nbformat.read(SOLUTIONS / "03_encoding.ipynb", 4)
-SOLVED = {c.metadata["nbgrader"]["grade_id"]: c.source for c in SOLUTION.cells if "nbgrader" in c.metadata}
 MARK = f"4321.{uuid.uuid4().int % 10**9:09d}"  # the seconds of this run's sleeps: unique, so findable
-
-
-def _submission(encode: str | None = None) -> nbformat.NotebookNode:
-    """The exercise with both answers solved, encode_word's replaced by ``encode``."""
-    nb = release_notebook(SOLUTION, "03_encoding")
-    for cell in nb.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if gid in (f"{ENCODE}_answer", f"{DECODE}_answer"):
-            cell.source = SOLVED[gid]
-            if gid == f"{ENCODE}_answer" and encode is not None:
-                cell.source = encode
-    return nb
 
 
 def _edit_test_cells(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -125,26 +106,14 @@ HOSTILE = {
         2,
         "characters long",
     ),
-    "edited_points_and_grade_id": (_edit_test_cells(_submission()), 3, 2, ""),
-    "duplicated_test_cell": (_duplicate_test_cell(_submission()), 3, 2, ""),
-    "nbformat_3": (nbformat.writes(nbformat.convert(_submission(), 3)), 3, 2, ""),
+    "edited_points_and_grade_id": (_edit_test_cells(submission()), 3, 2, ""),
+    "duplicated_test_cell": (_duplicate_test_cell(submission()), 3, 2, ""),
+    "nbformat_3": (nbformat.writes(nbformat.convert(submission(), 3)), 3, 2, ""),
     "empty_notebook": (nbformat.v4.new_notebook(), 0, 0, "not defined"),
-    "50_mb_of_outputs": (_huge_outputs(_submission()), 3, 2, ""),
-    "8_mb_of_code": (_submission("x = '" + "y" * (9 << 20) + "'"), 0, 0, "more than 8 MB"),
+    "50_mb_of_outputs": (_huge_outputs(submission()), 3, 2, ""),
+    "8_mb_of_code": (submission("x = '" + "y" * (9 << 20) + "'"), 0, 0, "more than 8 MB"),
     "background_process": (_background(cleared_env=bool(jail.bwrap())), 3, 2, ""),
 }
-
-
-def _running(mark: str) -> list[int]:
-    """Processes whose command line holds ``mark``."""
-    found = []
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if mark.encode() in (entry / "cmdline").read_bytes() and int(entry.name) != os.getpid():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -155,11 +124,11 @@ def graded(tmp_path_factory):
         path = folder / key / "03_encoding.ipynb"
         path.parent.mkdir()
         if isinstance(content, str) and not content.startswith("{"):
-            content = _submission(content)
+            content = submission(content)
         path.write_text(content if isinstance(content, str) else nbformat.writes(content), encoding="utf-8")
         paths.append(path)
     reports = grade(paths, solutions_dir=SOLUTIONS, limits=LIMITS, workers=2)
-    return dict(zip(HOSTILE, reports)), _running(MARK)
+    return dict(zip(HOSTILE, reports)), running(MARK)
 
 
 @pytest.mark.parametrize("key", sorted(HOSTILE))
@@ -188,7 +157,7 @@ def test_without_a_sandbox_the_processes_a_kernel_started_are_killed_too(tmp_pat
     mark = f"4322.{uuid.uuid4().int % 10**9:09d}"
     path = tmp_path / "bg" / "03_encoding.ipynb"
     path.parent.mkdir()
-    nbformat.write(_submission(_background(cleared_env=False).replace(MARK, mark)), path)
+    nbformat.write(submission(_background(cleared_env=False).replace(MARK, mark)), path)
     report = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, sandbox=False)[0]
     assert report.total == 5 and report.sandbox
-    assert _running(mark) == []
+    assert running(mark) == []

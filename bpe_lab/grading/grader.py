@@ -84,7 +84,7 @@ from bpe_lab.grading.jail import Confinement, confine, repository
 from bpe_lab.grading.judge import score, score_written, short
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
 from bpe_lab.grading.roster import Submission, collect
-from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells, write_kernelspec
+from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.stubs import package_dir, stub_package
 from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
 from bpe_lab.grading.tasks import (
@@ -121,16 +121,14 @@ T = TypeVar("T")
 # ------------------------------------------------------------ running
 
 
-async def _execute(
-    steps: list[Step], workdir: Path, kernel_dirs: Path, limits: Limits, confinement: Confinement
-) -> dict[str, Outcome]:
+async def _execute(steps: list[Step], workdir: Path, limits: Limits, confinement: Confinement) -> dict[str, Outcome]:
     """Run the steps in the sandbox; the outcome of each test by grade_id.
 
     A failed test whose answer cell failed too says so: "NameError: name
     'train' is not defined" is clearer with the SyntaxError that caused it.
     """
     cells = [Cell(step.source, replay=step.role != "test") for step in steps]
-    outcomes = await run_cells(cells, workdir, kernel_dirs, limits, confinement)
+    outcomes = await run_cells(cells, workdir, limits, confinement)
     results: dict[str, Outcome] = {}
     answer_error = ""
     for step, outcome in zip(steps, outcomes):
@@ -150,7 +148,7 @@ class _Grading:
 
     solutions: dict[str, nbformat.NotebookNode]
     solutions_dir: Path
-    kernel_dirs: Path
+    scratch: Path  # the grader's own temporary folder (stubbed package copies)
     limits: Limits
     sandbox: bool | None
     salt: str = ""
@@ -166,7 +164,7 @@ class _Grading:
     def stubbed(self, forbid: tuple[str, ...]) -> Path:
         """The package copy without ``forbid``'s bodies (made once per set)."""
         if forbid not in self.stubs:
-            folder = Path(tempfile.mkdtemp(prefix="stubs-", dir=self.kernel_dirs.parent))
+            folder = Path(tempfile.mkdtemp(prefix="stubs-", dir=self.scratch))
             self.stubs[forbid] = stub_package(forbid, folder)
         return self.stubs[forbid]
 
@@ -240,8 +238,10 @@ async def _run_in_tempdir(
         nbformat.write(nb, workdir / path.name)  # type: ignore[no-untyped-call, unused-ignore]
         home = package_dir()
         hide = [run.solutions_dir, path.resolve().parent, *run.hide, *filter(None, [repository(home)])]
-        confinement = confine(folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox)
-        return await _execute(steps, workdir, run.kernel_dirs, run.limits, confinement), confinement.note
+        confinement = confine(
+            folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox, tmp_mb=run.limits.disk_mb
+        )
+        return await _execute(steps, workdir, run.limits, confinement), confinement.note
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -282,11 +282,10 @@ def grade(
 
     async def run_all() -> list[Report]:
         gate = asyncio.Semaphore(max(1, workers))
-        spec_root = Path(tempfile.mkdtemp(prefix="bpe-lab-kernel-"))
+        scratch = Path(tempfile.mkdtemp(prefix="bpe-lab-grader-"))
         try:
-            kernel_dirs = write_kernelspec(spec_root, limits)
             hidden = tuple(Path(h).resolve() for h in hide)
-            run = _Grading(solutions, Path(solutions_dir).resolve(), kernel_dirs, limits, sandbox, salt, hidden)
+            run = _Grading(solutions, Path(solutions_dir).resolve(), scratch, limits, sandbox, salt, hidden)
 
             async def one(sub: Submission) -> Report:
                 async with gate:
@@ -294,7 +293,7 @@ def grade(
 
             return list(await asyncio.gather(*(one(s) for s in subs)))
         finally:
-            shutil.rmtree(spec_root, ignore_errors=True)
+            shutil.rmtree(scratch, ignore_errors=True)
 
     return _run_coroutine(run_all)
 

@@ -4,10 +4,11 @@ What this adds over ``sandbox`` (limits, a folder of its own, restarts):
 walls. With bubblewrap (``bwrap``, Debian package ``bubblewrap``) the kernel
 runs as::
 
-    bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp
-          --tmpfs REPO --tmpfs SOLUTIONS --tmpfs SUBMISSIONS ...   # the instructor's files: empty folders
+    bwrap --ro-bind / / --dev /dev --proc /proc --size TMP --tmpfs /tmp
+          --size 1M --tmpfs REPO --size 1M --tmpfs SOLUTIONS ...   # the instructor's files: empty folders
           --ro-bind VENV VENV --ro-bind PACKAGE REPO/bpe_lab       # bound back: what the kernel needs
           --bind RUN RUN                                           # its own temp dir, the only one it writes
+          --remount-ro REPO --remount-ro SOLUTIONS ...             # the empty folders stay empty
           --unshare-net --unshare-pid --unshare-ipc --unshare-uts
           --die-with-parent --new-session --chdir RUN/work
           python -m bpe_lab.grading.launch ...
@@ -17,7 +18,9 @@ neither ``solutions/``, the hidden tests, the rest of the repository
 (tests, ``.git``), other submissions nor other kernels' folders; it has no
 network, not even 127.0.0.1, so jupyter_client talks to it over unix
 sockets in its folder (``transport="ipc"``). ``PACKAGE`` is the package
-itself, or the copy without the answers that ``stubs`` makes.
+itself, or the copy without the answers that ``stubs`` makes. Its ``/tmp``
+is memory (a tmpfs) and holds at most ``TMP`` bytes; ``budget`` watches
+``RUN``.
 
 Where bubblewrap is missing or cannot run (no user namespaces), kernels run
 as before, and ``Confinement.note`` says so; the grader puts it in the report.
@@ -96,11 +99,12 @@ def confine(
     hide: list[Path],
     package: Path | None = None,
     sandbox: bool | None = None,
+    tmp_mb: int = 256,
 ) -> Confinement:
     """The confinement of one run: kernels in ``run_dir`` (cwd ``workdir``)
     that cannot see ``hide``; ``package`` replaces ``package_dir`` when given.
     ``sandbox``: True requires bubblewrap, False goes without, None uses it
-    when it works."""
+    when it works. ``tmp_mb``: the size of its ``/tmp``."""
     found = bwrap() if sandbox is not False else None
     if found is None:
         if sandbox:
@@ -113,8 +117,10 @@ def confine(
         if folder != Path("/") and not any(_inside(folder, h) for h in temps + hidden):
             hidden.append(folder)
     args = [found, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for folder in temps + hidden:
-        args += ["--tmpfs", str(folder)]
+    for folder in temps:
+        args += ["--size", str(tmp_mb << 20), "--tmpfs", str(folder)]
+    for folder in hidden:
+        args += ["--size", str(1 << 20), "--tmpfs", str(folder)]
     covered = temps + hidden  # a checkout or a venv under /tmp is covered too (CI clones there)
     for path in _needed(package_dir):
         if path != package_dir and any(_inside(path, h) for h in covered):
@@ -124,6 +130,8 @@ def confine(
     ipc_dir = run_dir / "ipc"
     ipc_dir.mkdir(exist_ok=True)
     args += ["--bind", str(run_dir), str(run_dir)]
+    for folder in hidden:
+        args += ["--remount-ro", str(folder)]
     args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
     args += ["--chdir", str(workdir)]
     return Confinement(tuple(args), ipc_dir, package)

@@ -40,6 +40,7 @@ from typing import Any
 import nbformat
 
 from bpe_lab.grading.guard import delegation_message
+from bpe_lab.grading.probe import MAX_REPR
 from bpe_lab.grading.report import PENDING, TaskResult
 from bpe_lab.grading.sandbox import Outcome
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, written_answer
@@ -114,8 +115,11 @@ def _case_failure(number: int, case: HiddenCase, result: Any) -> str:
         return f"{label} returned a {kind}, not plain data (lists, tuples, dicts, str, bytes, numbers){hint}"
     if "too_large" in result:
         return f"{label} returned a value over {result['too_large']} characters long: far more than the answer"
+    text = str(result.get("repr"))
+    if len(text) > MAX_REPR:  # the probe stops at MAX_REPR: a longer text is forged, and parsing it costs gigabytes
+        return f"{label}: the kernel reported {len(text)} characters, more than a value may have ({MAX_REPR})"
     try:
-        value = ast.literal_eval(str(result.get("repr")))
+        value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return f"{label} returned {short(str(result.get('repr')), 120)}, which is not plain data"
     if value == case.expected and type(value) is type(case.expected) and _same_types(value, case.expected):

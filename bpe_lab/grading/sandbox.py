@@ -8,8 +8,14 @@ What the grader needs from a kernel, and why each piece is here:
 - **A directory of its own.** The kernel starts in a fresh folder, and HOME
   and IPython's folders point there, so ``rm -rf *``, a history file or a
   matplotlib cache touch nothing else.
-- **Little memory in the grader.** Only errors and results sent with
-  ``RESULT_MIME`` are kept; a cell that prints megabytes is read and dropped.
+- **One budget.** The memory, processes and disk of the kernel and all it
+  starts, together, checked while it runs (``budget``).
+- **Nothing shared to spoil.** The kernelspec is built in memory, never
+  written where a submission could rewrite it for the next one.
+- **Little memory in the grader.** A message from the kernel larger than
+  ``MAX_MESSAGE`` is dropped unread; of the rest, only errors and results
+  sent with ``RESULT_MIME`` are kept, so a cell that prints megabytes is
+  read and dropped.
 - **Nothing left running.** Whatever the kernel started is killed when
   its cells are done (``reaper``).
 - **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
@@ -37,27 +43,38 @@ from typing import Any
 
 import nbformat
 
+from bpe_lab.grading.budget import Budget, remove_new, watch
 from bpe_lab.grading.jail import Confinement
 from bpe_lab.grading.reaper import MARK, new_token, reap
 
-__all__ = ["RESULT_MIME", "KERNEL_NAME", "Limits", "Cell", "Outcome", "write_kernelspec", "run_cells"]
+__all__ = ["RESULT_MIME", "KERNEL_NAME", "MAX_MESSAGE", "Limits", "Cell", "Outcome", "kernel_argv", "run_cells"]
 
 #: Results that code in the kernel reports to the grader travel as display
 #: data of this type; all other output is dropped.
 RESULT_MIME = "application/vnd.bpe-lab.probe+json"
 KERNEL_NAME = "bpe-lab-sandbox"
+#: The largest message the grader reads from a kernel; larger ones are dropped unread.
+MAX_MESSAGE = 8 << 20
 _MAX_RESTARTS = 3
 _MAX_OUTPUTS = 10  # kept per cell: errors and results only
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one notebook."""
+    """Resource limits for one notebook. ``memory_mb`` bounds each process's
+    address space and all its processes' resident memory together;
+    ``processes`` and ``disk_mb`` bound what it runs and writes at once."""
 
     cell_timeout: float = 30.0
     notebook_timeout: float = 300.0
     memory_mb: int = 2048
     file_size_mb: int = 64
+    processes: int = 32
+    disk_mb: int = 256
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(self.memory_mb, self.processes, self.disk_mb)
 
 
 @dataclass(frozen=True)
@@ -78,22 +95,64 @@ class Outcome:
     results: list[Any] = field(default_factory=list)
 
 
-def write_kernelspec(folder: Path, limits: Limits) -> Path:
-    """Write a kernelspec whose process limits itself before ipykernel
-    starts; return the kernels folder to search."""
-    spec_dir = folder / "kernels" / KERNEL_NAME
-    spec_dir.mkdir(parents=True)
-    argv = [
+def kernel_argv(limits: Limits) -> list[str]:
+    """The kernel's command: ``launch`` by its path, which limits the process
+    before ipykernel starts."""
+    launch = Path(__file__).resolve().parent / "launch.py"
+    return [
         sys.executable,
-        str(Path(__file__).resolve().parent / "launch.py"),
+        str(launch),
         str(limits.memory_mb << 20),
         str(limits.file_size_mb << 20),
         "-f",
         "{connection_file}",
     ]
-    spec = {"argv": argv, "display_name": "BPE Lab grading sandbox", "language": "python"}
-    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
-    return folder / "kernels"
+
+
+def _small(part: Any) -> bool:
+    return len(part) <= MAX_MESSAGE
+
+
+@functools.cache
+def _manager_class() -> Any:
+    """jupyter_client's kernel manager with its kernelspec in memory (no
+    ``kernel.json`` on disk for a submission to rewrite) and a session that
+    reads no message over ``MAX_MESSAGE``."""
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_client.session import Session
+
+    class OneSpec(KernelSpecManager):
+        argv: list[str] = []
+
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            return KernelSpec(argv=self.argv, display_name="BPE Lab grading sandbox", language="python")
+
+    class CappedSession(Session):
+        def deserialize(self, msg_list: Any, content: bool = True, copy: bool = True) -> dict[str, Any]:
+            if all(map(_small, msg_list)):
+                return dict(super().deserialize(msg_list, content, copy))
+            # too large to read: its size is known without unpacking it, and
+            # nothing in it is needed; a stand-in that answers no request
+            header = {"msg_id": "dropped", "msg_type": "stream", "username": "", "session": "", "date": None}
+            return {
+                "header": header,
+                "msg_id": "dropped",
+                "msg_type": "stream",
+                "parent_header": {},
+                "metadata": {},
+                "content": {"name": "stdout", "text": ""},
+                "buffers": [],
+            }
+
+    class Manager(AsyncKernelManager):
+        def __init__(self, argv: list[str], **kwargs: Any) -> None:
+            specs = OneSpec()
+            specs.argv = argv
+            super().__init__(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, **kwargs)
+            self.session = CappedSession(parent=self)
+
+    return Manager
 
 
 def _kernel_env(workdir: Path, confinement: Confinement, token: str) -> dict[str, str]:
@@ -138,40 +197,49 @@ def _client_class() -> Any:
 
 
 class _Kernel:
-    """One kernel in ``workdir``; stop and start again to restart."""
+    """One kernel in ``workdir`` (its run folder: ``workdir``'s parent),
+    watched against its budget; stop and start again to restart."""
 
-    def __init__(self, workdir: Path, kernel_dirs: Path, limits: Limits, confinement: Confinement):
-        self.workdir, self.kernel_dirs, self.limits = workdir, kernel_dirs, limits
-        self.confinement = confinement
+    def __init__(self, workdir: Path, limits: Limits, confinement: Confinement):
+        self.workdir, self.limits, self.confinement = workdir, limits, confinement
         self.token = new_token()
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
+        self.watcher: asyncio.Task[None] | None = None
+        self.over_budget = ""  # why the watcher stopped the kernel
+        self.first_files = {p.name for p in workdir.iterdir()}  # what the grader put there
         self.deadline = time.monotonic() + limits.notebook_timeout
 
     async def start(self) -> None:
-        from jupyter_client.kernelspec import KernelSpecManager
-        from jupyter_client.manager import AsyncKernelManager
-
         nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call, unused-ignore]
         self.client = _client_class()(
             nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60
         )
         ipc = self.confinement.ipc_dir  # in the sandbox: unix sockets, there is no network
         name = f"connection-{id(self)}-{time.monotonic_ns()}"
-        self.client.km = AsyncKernelManager(
-            kernel_name=KERNEL_NAME,
-            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(self.kernel_dirs)]),
-            connection_file=str((ipc or self.kernel_dirs) / f"{name}.json"),
+        self.client.km = _manager_class()(
+            kernel_argv(self.limits),
+            connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),
             **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
         )
+        self.over_budget = ""
         await self.client.async_start_new_kernel(
             cwd=str(self.workdir),
             env=_kernel_env(self.workdir, self.confinement, self.token),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        root = getattr(self.client.km.provisioner, "pid", None)
+        if root is not None:
+            self.watcher = asyncio.create_task(watch(root, self.workdir.parent, self.limits.budget, self._stopped))
         await self.client.async_start_new_kernel_client()
 
+    def _stopped(self, reason: str) -> None:
+        self.over_budget = reason
+
     async def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
+            self.watcher = None
         if self.client is not None and self.client.km is not None:
             try:
                 await self.client._async_cleanup_kernel()
@@ -195,9 +263,15 @@ class _Kernel:
         try:
             await self.client.async_execute_cell(cell, 0)
         except CellTimeoutError:
+            if self.over_budget:
+                return Outcome("dead", f"stopped: {self.over_budget}")
             return Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
         except DeadKernelError:
+            if self.over_budget:
+                return Outcome("dead", f"stopped: {self.over_budget}")
             return Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        if self.over_budget:  # the reply came before the kill
+            return Outcome("dead", f"stopped: {self.over_budget}")
         return _outcome(cell, replies)
 
 
@@ -223,7 +297,7 @@ def _error_text(error: dict[str, Any]) -> str:
 
 
 async def run_cells(
-    cells: list[Cell], workdir: Path, kernel_dirs: Path, limits: Limits, confinement: Confinement | None = None
+    cells: list[Cell], workdir: Path, limits: Limits, confinement: Confinement | None = None
 ) -> list[Outcome]:
     """Run ``cells`` in order in a fresh kernel (confined by ``confinement``,
     default: not at all); one outcome per cell.
@@ -232,7 +306,7 @@ async def run_cells(
     cells that had worked and the run goes on (at most a few times). Cells
     never reached get the reason the run stopped.
     """
-    kernel = _Kernel(workdir, kernel_dirs, limits, confinement or Confinement())
+    kernel = _Kernel(workdir, limits, confinement or Confinement())
     outcomes: list[Outcome] = []
     replay: list[str] = []
     restarts, stopped = 0, ""
@@ -264,8 +338,11 @@ async def run_cells(
 
 async def _restart(kernel: _Kernel, replay: list[str]) -> str:
     """A fresh kernel with the cells that had worked run again; "" when
-    that worked, else why the run cannot go on."""
+    that worked, else why the run cannot go on. After going over budget,
+    the files the kernel wrote go first (they would stop the next one too)."""
     await kernel.stop()
+    if kernel.over_budget:
+        await asyncio.to_thread(remove_new, kernel.workdir, kernel.first_files)
     await kernel.start()
     for source in replay:
         outcome = await kernel.run(source)

@@ -1,0 +1,231 @@
+"""One notebook harming the class: whatever a submission does, it costs only
+itself.
+
+Each hostile submission below is exercise 03 (encode_word 3 points, decode
+2) with a correct answer, and something done to the grader, to classmates
+graded beside it (``workers=2``) or to the machine. Correct classmates keep
+full marks; the grader finishes, with a report for everyone; a submission
+that only tried to reach others keeps its own marks, and one that went over
+its budget (memory of all its processes together, processes, disk) loses
+the task it was in, with the reason.
+
+The attacks that signal other processes run only in bubblewrap's pid
+namespace (without it they could kill this test run): the module needs the
+sandbox, and ``grade(sandbox=True)`` refuses to grade without it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+
+import nbformat
+import pytest
+from grading_support import DECODE, ENCODE, ROOT, SOLUTIONS, SOLVED, needs_bwrap, running, submission
+
+from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.probe import MAX_REPR
+from bpe_lab.grading.sandbox import MAX_MESSAGE
+
+LIMITS = Limits(cell_timeout=30, notebook_timeout=150, memory_mb=1536, processes=16, disk_mb=128)
+MARK = f"4323.{uuid.uuid4().int % 10**9:09d}"  # the seconds of the daemons' sleeps: unique, so findable
+ANSWER = SOLVED[f"{ENCODE}_answer"]
+
+#: name -> (code run before encode_word's answer, encode_word's points, phrase in its message)
+HARM = {
+    "kills_everything_it_sees": (
+        "import os, signal, time\n"
+        "for _ in range(40):  # for 4 s, while classmates are graded beside it\n"
+        "    for pid in filter(str.isdigit, os.listdir('/proc')):\n"
+        "        try:\n"
+        "            if int(pid) != os.getpid():\n"
+        "                os.kill(int(pid), signal.SIGKILL)\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "    try:\n"
+        "        os.kill(-1, signal.SIGKILL)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    time.sleep(0.1)\n",
+        3,
+        "",
+    ),
+    "stops_and_kills_its_parent": (
+        "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\nos.kill(os.getppid(), signal.SIGKILL)\n",
+        3,
+        "",
+    ),
+    "setsid_daemon": (
+        "import os\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        f"        os.execvp('sleep', ['sleep', '{MARK}'])\n"
+        "    os._exit(0)\n"
+        "os.wait()\n",
+        3,
+        "",
+    ),
+    "memory_in_four_processes": (
+        "import subprocess, sys, time\n"
+        "hogs = [subprocess.Popen([sys.executable, '-c', \"import time; b = b'x' * (500 << 20); time.sleep(60)\"])"
+        " for _ in range(4)]\n"
+        "time.sleep(25)\n",
+        0,
+        "MB of memory in all its processes together, more than the 1536 MB",
+    ),
+    "forty_processes": (
+        "import subprocess, time\nkids = [subprocess.Popen(['sleep', '60']) for _ in range(40)]\ntime.sleep(25)\n",
+        0,
+        "processes at once, more than the 16",
+    ),
+    "fills_its_folder": (
+        "import time\n"
+        "for i in range(5):\n"
+        "    with open(f'big{i}.bin', 'wb') as f:\n"
+        "        f.write(b'x' * (60 << 20))\n"
+        "time.sleep(25)\n",
+        0,
+        "MB of files, more than the 128 MB",
+    ),
+    "fills_its_tmp": (
+        "for i in range(5):\n    with open(f'/tmp/big{i}.bin', 'wb') as f:\n        f.write(b'x' * (60 << 20))\n",
+        0,
+        "No space left on device",
+    ),
+}
+CLASSMATES = ["classmate_a", "classmate_b"]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("harm")
+    paths = []
+    for name in [*HARM, *CLASSMATES]:  # the hostile ones first, so that classmates run beside them
+        code = HARM[name][0] + ANSWER if name in HARM else None
+        path = folder / name / "03_encoding.ipynb"
+        path.parent.mkdir()
+        nbformat.write(submission(code), path)
+        paths.append(path)
+    reports = grade(paths, solutions_dir=SOLUTIONS, limits=LIMITS, workers=2, sandbox=True)
+    return {r.student: r for r in reports}, running(MARK)
+
+
+def _points(report) -> dict[str, int]:
+    return {t.grade_id: t.points for t in report.tasks if t.grade_id in (ENCODE, DECODE)}
+
+
+@needs_bwrap
+@pytest.mark.parametrize("name", CLASSMATES)
+def test_classmates_graded_beside_hostile_notebooks_keep_full_marks(graded, name):
+    report = graded[0][name]
+    assert _points(report) == {ENCODE: 3, DECODE: 2}, report.tasks
+
+
+@needs_bwrap
+@pytest.mark.parametrize("name", sorted(HARM))
+def test_a_hostile_notebook_costs_only_itself(graded, name):
+    report = graded[0][name]
+    _, points, phrase = HARM[name]
+    assert _points(report) == {ENCODE: points, DECODE: 2}, report.tasks
+    message = next(t.message for t in report.tasks if t.grade_id == ENCODE)
+    assert phrase in message, message
+
+
+@needs_bwrap
+def test_nothing_a_notebook_started_survives_grading(graded):
+    assert graded[1] == [], "a daemon started with setsid outlived grading"
+
+
+def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
+    """Without a sandbox a kernel can write anywhere its user can: the
+    kernelspec lives in the grader's memory, so there is none to rewrite."""
+    rewrite = (
+        "import glob, json, os, tempfile\n"
+        "for root in {tempfile.gettempdir(), '/tmp', os.path.expanduser('~')}:\n"
+        "    for spec in glob.glob(os.path.join(root, '**', 'kernel.json'), recursive=True):\n"
+        "        try:\n"
+        "            data = json.load(open(spec))\n"
+        "            data['argv'] = [a if not a.isdigit() else str(40 << 20) for a in data['argv']]\n"
+        "            json.dump(data, open(spec, 'w'))\n"
+        "        except Exception:\n"
+        "            pass\n"
+    )
+    paths = []
+    for name, code in [("rewriter", rewrite + ANSWER), ("classmate", None)]:
+        path = tmp_path / name / "03_encoding.ipynb"
+        path.parent.mkdir()
+        nbformat.write(submission(code), path)
+        paths.append(path)
+    reports = grade(paths, solutions_dir=SOLUTIONS, limits=LIMITS, workers=1, sandbox=False)
+    assert [_points(r) for r in reports] == [{ENCODE: 3, DECODE: 2}] * 2, [r.tasks for r in reports]
+
+
+GRADER_MEMORY = """
+import json, resource, sys
+from bpe_lab.grading import judge, sandbox
+from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.probe import MAX_REPR
+from bpe_lab.grading.sandbox import MAX_MESSAGE
+sandbox.MAX_MESSAGE = judge.MAX_REPR = 1 << 40  # no caps: what they save
+if sys.argv[2] == "capped":
+    sandbox.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])
+report = grade([sys.argv[1]], solutions_dir=sys.argv[5], limits=Limits(cell_timeout=60, memory_mb=3072), workers=1)[0]
+messages = {t.grade_id: t.message for t in report.tasks}
+print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10, "total": report.total,
+                  "message": messages["03_encoding_encode_word"]}))
+"""
+
+#: prints 240 MB of output, in messages of 40 MB
+FLOOD = "for _ in range(6):\n    print('x' * (40 << 20))\n"
+#: the first value each test cell reports becomes a list of a million zeros, three megabytes of text
+FORGE = (
+    "import IPython.display as _display\n"
+    "_publish = _display.publish_display_data\n"
+    "def _forged(data, *args, **kwargs):\n"
+    "    big = '[' + '0, ' * (1 << 20) + ']'\n"
+    "    forge = lambda r: {**r, 'repr': big} if isinstance(r, dict) and 'repr' in r else r\n"
+    "    data = {k: [forge(v[0]), *v[1:]] if isinstance(v, list) and v else v for k, v in data.items()}\n"
+    "    return _publish(data, *args, **kwargs)\n"
+    "_display.publish_display_data = _forged\n"
+)
+
+
+def _grader(path, capped: bool) -> dict:
+    caps = [str(MAX_MESSAGE), str(MAX_REPR)]
+    done = subprocess.run(
+        [sys.executable, "-c", GRADER_MEMORY, str(path), "capped" if capped else "uncapped", *caps, str(SOLUTIONS)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _write(folder, code: str):
+    path = folder / "03_encoding.ipynb"
+    path.parent.mkdir()
+    nbformat.write(submission(code + ANSWER), path)
+    return path
+
+
+def test_the_grader_drops_messages_too_large_to_read(tmp_path):
+    """A cell that prints 240 MB in messages of 40 MB: each is over
+    ``MAX_MESSAGE`` and dropped unread (the grader still receives it)."""
+    path = _write(tmp_path / "flood", FLOOD)
+    capped, uncapped = _grader(path, True), _grader(path, False)
+    assert capped["total"] == uncapped["total"] == 5
+    assert capped["peak_mb"] + 150 < uncapped["peak_mb"], (capped, uncapped)
+
+
+def test_a_forged_report_too_long_to_be_a_value_is_not_parsed(tmp_path):
+    """Three megabytes of list text where the probe sends at most ``MAX_REPR``
+    characters: refused unparsed, not turned into gigabytes of syntax tree."""
+    path = _write(tmp_path / "forge", FORGE)
+    capped, uncapped = _grader(path, True), _grader(path, False)
+    assert capped["total"] < 5 and "more than a value may have" in capped["message"], capped
+    assert capped["peak_mb"] + 300 < uncapped["peak_mb"], (capped, uncapped)
