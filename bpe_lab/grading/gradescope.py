@@ -5,12 +5,15 @@ machine): the same grading inside Gradescope. ``build_bundle(solution,
 out)`` writes the zip Gradescope's "programming assignment" takes::
 
     setup.sh          installs Python, bubblewrap and this package (from the
-                      bundle's own copy of its source, no index needed)
+                      bundle's own copy of its source, no index needed for it;
+                      BPE_LAB_NO_APT=1 skips apt-get where both are there)
     run_autograder    grades $AUTOGRADER_ROOT/submission/*.ipynb
                       (root: /autograder unless AUTOGRADER_ROOT says otherwise)
     bundle.json       the assignment's name and the seeds' salt
     solutions/NAME.ipynb
-    package/          pyproject.toml, README.md and bpe_lab/
+    package/          pyproject.toml, setup.py, README.md and bpe_lab/: what
+                      ``pip install`` builds (not the course notebooks, which
+                      grading does not read)
 
 ``run_autograder`` calls ``bpe-lab gradescope --run``, which grades every
 notebook in ``submission/`` as the bundle's assignment (the student is the
@@ -46,21 +49,44 @@ from bpe_lab.grading.submissions import PathLike, read_notebook
 __all__ = ["SETUP_SH", "RUN_AUTOGRADER", "build_bundle", "results_json", "run_gradescope", "add_gradescope_command"]
 
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once, when it builds the autograder's image.
+# Gradescope runs this once, as root, when it builds the autograder's image.
 set -euo pipefail
 SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-if command -v apt-get >/dev/null 2>&1; then
+# BPE_LAB_NO_APT=1: the image has Python (3.10+, with pip) and bubblewrap already
+if [ -z "${BPE_LAB_NO_APT:-}" ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip bubblewrap >/dev/null
 fi
-# bpe_lab from the bundle's own copy of its source (no package index needed for it)
-python3 -m pip install -q "$SOURCE/package" || python3 -m pip install -q --break-system-packages "$SOURCE/package"
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
+    echo "bpe_lab needs Python 3.10 or newer, this image has $(python3 -V 2>&1): choose Ubuntu 22.04 or newer" >&2
+    exit 1
+}
+# bpe_lab from the bundle's own copy of its source, not from an index. Its build
+# needs what pyproject.toml's build-system requires (setuptools): where this Python
+# has that already, pip builds with it (nothing to download), else in an isolated
+# build environment that it fills from the index.
+ISOLATION=--no-build-isolation
+python3 - "$SOURCE/package/pyproject.toml" <<'PY' 2>/dev/null || ISOLATION=
+import sys
+import tomllib
+from importlib.metadata import version
+
+from pip._vendor.packaging.requirements import Requirement
+
+with open(sys.argv[1], "rb") as f:
+    requires = [Requirement(r) for r in tomllib.load(f)["build-system"]["requires"]]
+sys.exit(not all(version(r.name) in r.specifier for r in requires))
+PY
+# Ubuntu 23.04 and newer mark the system Python as externally managed (PEP 668):
+# this image is the autograder's alone. An older pip ignores the variable.
+PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q $ISOLATION "$SOURCE/package"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this for every submission: grade submission/*.ipynb into results/results.json.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
+cd "$ROOT"  # python3 -m puts the working directory first on sys.path: one without a bpe_lab
 exec python3 -m bpe_lab.cli gradescope --run --root "$ROOT"
 """
 
@@ -96,8 +122,9 @@ def build_bundle(solution: PathLike, out: PathLike, *, salt: str = "") -> Path:
         _executable(bundle, "run_autograder", RUN_AUTOGRADER)
         bundle.writestr("bundle.json", json.dumps({"assignment": solution.stem, "salt": salt}, indent=1))
         bundle.write(solution, f"solutions/{solution.name}")
-        for name in ("pyproject.toml", "README.md"):
-            bundle.write(repo / name, f"package/{name}")
+        for name in ("pyproject.toml", "setup.py", "README.md"):  # setup.py: the build hook, where there is one
+            if name != "setup.py" or (repo / name).exists():
+                bundle.write(repo / name, f"package/{name}")
         _add_tree(bundle, home, "package/bpe_lab")
     return out
 
