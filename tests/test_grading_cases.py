@@ -15,7 +15,8 @@ import nbformat
 import pytest
 
 from bpe_lab.grading.cases import generated, seed_for, usable, with_generated
-from bpe_lab.grading.generators import CASES_PER_TASK, GENERATORS
+from bpe_lab.grading.generators import CASES_PER_TASK
+from bpe_lab.grading.generators_more import GENERATORS  # every generator, chapters 04-08's too
 from bpe_lab.grading.grader import HiddenCase, Task, assemble, load_tasks
 from bpe_lab.grading.judge import describe, score
 from bpe_lab.grading.release import release_notebook

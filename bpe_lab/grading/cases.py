@@ -13,7 +13,9 @@ who memorised the fixed cases, or hard-coded a table of answers, still
 meets inputs they have never seen.
 
 A generator is only used where it agrees with its task: it must call the
-task's function with as many arguments as the fixed cases do, and its
+task's function (``Generator.function``) with as many arguments as the
+fixed cases do (a fixed case that only hands the function to a checker,
+``check.work_growth(train_indexed)``, says nothing about that), and its
 reference must give each fixed case's expected value wherever the fixed
 call's arguments are literals. A task whose definition changed (another
 signature, another convention) keeps its fixed cases only, and
@@ -33,7 +35,8 @@ import hashlib
 import random
 from typing import Any
 
-from bpe_lab.grading.generators import CASES_PER_TASK, GENERATORS, Args
+from bpe_lab.grading.generators import CASES_PER_TASK, Args
+from bpe_lab.grading.generators_more import GENERATORS  # the table, with chapters 04-08's added
 from bpe_lab.grading.tasks import HiddenCase, Task
 
 __all__ = ["seed_for", "usable", "generated", "with_generated"]
@@ -46,10 +49,10 @@ def seed_for(student: str, grade_id: str, salt: str = "") -> int:
 
 
 def _arities(call: str, name: str) -> set[int]:
-    """How many arguments ``call`` passes to ``name`` (each call of it)."""
+    """How many arguments ``call`` passes to ``name`` (each call of it; none
+    where it only hands ``name`` on, as to ``check.han_cuts``)."""
     tree = ast.parse(call, mode="eval")
-    found = {len(n.args) for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == name}
-    return found or {-1}
+    return {len(n.args) for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == name}
 
 
 def _literal_args(call: str, name: str) -> Args | None:
@@ -89,12 +92,15 @@ def _fits(task: Task) -> str:
         sample = generator.inputs(random.Random(0))[:1]
     except Exception as err:  # noqa: BLE001 - a generator that fails does not fit
         return f"it fails: {type(err).__name__}: {err}"
-    wanted = set().union(*(_arities(c.call, task.name) for c in task.cases))
-    made = set().union(*(_arities(generator.source(task.name, a), task.name) for a in sample))
+    name = generator.function(task.name)
+    wanted = set().union(*(_arities(c.call, name) for c in task.cases))
+    made = set().union(*(_arities(generator.source(name, a), name) for a in sample))
+    if not wanted:
+        return f"the fixed cases never call {name}"
     if made != wanted:
-        return f"it calls {task.name} with {sorted(made)} arguments, the fixed cases with {sorted(wanted)}"
+        return f"it calls {name} with {sorted(made)} arguments, the fixed cases with {sorted(wanted)}"
     for case in task.cases:
-        args = _literal_args(case.call, task.name)
+        args = _literal_args(case.call, name)
         if args is not None:
             try:
                 value = generator.reference(*args)
@@ -111,10 +117,11 @@ def generated(task: Task, student: str, salt: str = "") -> tuple[HiddenCase, ...
     if usable(task):
         return ()
     generator = GENERATORS[task.grade_id]
+    name = generator.function(task.name)
     try:
         inputs = generator.inputs(random.Random(seed_for(student, task.grade_id, salt)))
         return tuple(
-            HiddenCase(generator.source(task.name, args), generator.reference(*args), generated=True)
+            HiddenCase(generator.source(name, args), generator.reference(*args), generated=True)
             for args in inputs[:CASES_PER_TASK]
         )
     except Exception:  # noqa: BLE001 - a generator's own bug must not stop grading: the fixed cases remain

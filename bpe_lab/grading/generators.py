@@ -56,11 +56,19 @@ EOW = "</w>"
 @dataclass(frozen=True)
 class Generator:
     """Random inputs for one task and the package's answer to them.
-    ``call(name, args)`` writes the hidden call (default: ``name(*args)``)."""
+    ``call(name, args)`` writes the hidden call (default: ``name(*args)``);
+    ``name``: the learner's function it calls, where that is not the task's
+    ``name`` (the name its fixed cases call most: ``set`` in a task whose
+    cases compare vocabularies as sets)."""
 
     inputs: Callable[[random.Random], list[Args]]
     reference: Callable[..., Any]
     call: Callable[[str, Args], str] | None = None
+    name: str = ""
+
+    def function(self, task_name: str) -> str:
+        """The learner's function this generator's calls test."""
+        return self.name or task_name
 
     def source(self, name: str, args: Args) -> str:
         if self.call is not None:
@@ -76,12 +84,12 @@ Inputs = Callable[[random.Random], list[Args]]
 
 
 def register(
-    grade_id: str, reference: Callable[..., Any], call: Callable[[str, Args], str] | None = None
+    grade_id: str, reference: Callable[..., Any], call: Callable[[str, Args], str] | None = None, name: str = ""
 ) -> Callable[[Inputs], Inputs]:
     """Decorator: the decorated function makes ``grade_id``'s inputs."""
 
     def add(inputs: Inputs) -> Inputs:
-        GENERATORS[grade_id] = Generator(inputs, reference, call)
+        GENERATORS[grade_id] = Generator(inputs, reference, call, name)
         return inputs
 
     return add
