@@ -45,7 +45,7 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "BPE Lab needs Python 3.10 or newer"'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
 	  echo "Could not create a virtual environment. On Debian/Ubuntu: sudo apt-get install python3-venv"; exit 1; }
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
