@@ -24,7 +24,7 @@ from bpe_lab.core.symbols import TIE_BREAKS
 from bpe_lab.core.textfile import read_text
 from bpe_lab.core.train import train_bpe
 from bpe_lab.course import copy_course, open_lab
-from bpe_lab.grading.grader import add_grade_command
+from bpe_lab.grading.grade_command import add_grade_command
 from bpe_lab.grading.gradescope import add_gradescope_command
 from bpe_lab.grading.release import add_release_command
 

@@ -10,15 +10,17 @@ into the learner's exercises. In the order a submission meets them:
 - ``release``: ``solutions/`` -> ``exercises/`` (``bpe-lab release``);
 - ``roster``, ``submissions``: whose notebook a file is, which assignment it
   answers, and reading it safely;
-- ``tasks``, ``generators``, ``cases``: the graded tasks of a solution, their
+- ``tasks``, ``generators``, ``generators_more``, ``cases``: the graded tasks of a solution, their
   fixed hidden tests and the cases generated per student;
 - ``answers``, ``guard``, ``stubs``: the package functions a task may not
   call, the trap that catches a call, and the copy of ``bpe_lab`` without
   them for the second run;
-- ``sandbox``, ``jail``, ``launch``, ``reaper``, ``probe``: a kernel per
-  submission under bubblewrap, with limits, its processes reaped, its values
-  read back as plain data;
+- ``sandbox``, ``jail``, ``launch``, ``budget``, ``reaper``, ``probe``: a
+  kernel per submission under bubblewrap, with limits per process and one
+  budget for all its processes, its processes reaped, its values read back
+  as plain data;
 - ``judge``, ``grader``, ``report``, ``feedback``: scores and partial credit,
-  the gradebook and the feedback a learner may see (``bpe-lab grade``);
+  the gradebook and the feedback a learner may see; ``grade_command`` is
+  ``bpe-lab grade``;
 - ``gradescope``: the autograder bundle for Gradescope (``bpe-lab gradescope``).
 """

@@ -52,25 +52,19 @@ judging it. What a submission can and cannot do, and why:
   manually graded cells) are never scored here: the report carries the
   learner's text, its points pending.
 
-``bpe-lab grade`` (``add_grade_command``) grades a class: ``--workers``
-submissions at a time (one per core by default), each in its own kernels,
-folders and sandbox; students and assignments are told by ``roster``; it
-prints the reports (or ``--json``), writes the gradebook (``--out``, one row
-per student) and a feedback file per student (``--feedback``, ``feedback``).
-The names of ``tasks`` and ``report`` that the command line and the tests
+``grade`` grades a class: ``workers`` submissions at a time (one per core
+by default), each in its own kernels, folders and sandbox; students and
+assignments are told by ``roster``. ``bpe-lab grade`` is its command line
+(``grade_command``). The names of ``tasks`` and ``report`` that the tests
 use are importable from here too.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import os
 import shutil
-import sys
 import tempfile
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,7 +73,6 @@ from typing import Any, TypeVar
 import nbformat
 
 from bpe_lab.grading.cases import with_generated
-from bpe_lab.grading.feedback import write_feedback
 from bpe_lab.grading.jail import Confinement, confine, repository
 from bpe_lab.grading.judge import score, score_written, short
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
@@ -112,7 +105,7 @@ __all__ = [
     "grade",
     "gradebook",
     "format_report",
-    "add_grade_command",
+    "default_workers",
 ]
 
 T = TypeVar("T")
@@ -321,77 +314,3 @@ def grade_notebook(path: PathLike, **kwargs: Any) -> Report:
 
 
 # ------------------------------------------------------------ command line
-
-
-def _run(args: argparse.Namespace) -> None:
-    limits = Limits(args.cell_timeout, args.timeout, args.memory_mb)
-    sandbox = {"auto": None, "require": True, "off": False}[args.sandbox]
-    started = time.monotonic()
-    reports = grade(
-        args.submissions,
-        solutions_dir=args.solutions,
-        limits=limits,
-        workers=args.workers,
-        assignment=args.assignment,
-        sandbox=sandbox,
-        salt=args.salt,
-    )
-    seconds = time.monotonic() - started
-    if args.json:
-        print(json.dumps([r.to_dict() for r in reports], indent=1))
-    else:
-        print("\n\n".join(format_report(r) for r in reports))
-    if args.out:
-        gradebook(reports).to_csv(args.out, index=False)
-        print(f"wrote {args.out} ({len(reports)} submissions)", file=sys.stderr)
-    if args.feedback:
-        written = write_feedback(reports, args.feedback)
-        print(f"wrote {len(written)} feedback files to {args.feedback}", file=sys.stderr)
-    workers = args.workers or default_workers()
-    print(
-        f"graded {len(reports)} submissions in {seconds:.1f} s "
-        f"({seconds / max(1, len(reports)):.2f} s each, {workers} workers)",
-        file=sys.stderr,
-    )
-
-
-def add_grade_command(subparsers: Any) -> None:
-    """Register ``bpe-lab grade`` (kept here so cli.py only wires it in)."""
-    parser = subparsers.add_parser("grade", help="grade submitted notebooks against solutions/ into a gradebook")
-    parser.add_argument("submissions", nargs="+", help="notebooks, or folders of notebooks (any layout: see README)")
-    parser.add_argument("--out", help="write the gradebook CSV here (one row per student)")
-    parser.add_argument("--feedback", metavar="DIR", help="write one Markdown feedback file per student here")
-    parser.add_argument("--json", action="store_true", help="print the per-task reports as JSON")
-    parser.add_argument("--solutions", default="solutions", help="folder of solution notebooks (default: solutions)")
-    parser.add_argument("--assignment", help="grade every submission as this assignment (e.g. 02_training)")
-    parser.add_argument(
-        "--salt",
-        default=os.environ.get("BPE_LAB_SALT", ""),
-        help="a course secret mixed into the generated hidden cases' seeds (default: $BPE_LAB_SALT)",
-    )
-    parser.add_argument(
-        "--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds per cell (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=Limits.notebook_timeout, help="seconds per notebook (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--memory-mb",
-        type=int,
-        default=Limits.memory_mb,
-        help="address-space limit of each kernel (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--workers",
-        "--jobs",
-        dest="workers",
-        type=int,
-        help="submissions graded at once, each in its own kernel (default: one per core)",
-    )
-    parser.add_argument(
-        "--sandbox",
-        choices=["auto", "require", "off"],
-        default="auto",
-        help="run kernels in bubblewrap: where it works (auto, the default), always (require) or never (off)",
-    )
-    parser.set_defaults(run=_run)
