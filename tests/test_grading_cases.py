@@ -89,7 +89,7 @@ def test_describe_says_what_is_wrong_without_the_expected_value():
         assert phrase in message and "est</w>" not in message.replace(repr(got), ""), message
     assert describe({("a", "b"): 1, ("x", "y"): 1}, {("a", "b"): 2}) == "('x', 'y') should not be a key"
     assert describe({("a", "b"): 1}, {("a", "b"): 2, ("c", "d"): 1}) == "1 key missing"
-    assert describe([1.0], [1]) == "float at [0], expected a int"
+    assert describe([1.0], [1]) == "float at [0], expected an int"
 
 
 def _task_with(n: int, points: float = 3) -> Task:

@@ -76,7 +76,8 @@ def describe(got: Any, expected: Any, where: str = "") -> str:
     length or the first wrong item, never the expected value itself."""
     at = f" at {where}" if where else ""
     if type(got) is not type(expected):
-        return f"{type(got).__name__}{at}, expected a {type(expected).__name__}"
+        name = type(expected).__name__
+        return f"{type(got).__name__}{at}, expected {'an' if name[0] in 'aeiou' else 'a'} {name}"
     if isinstance(got, (list, tuple)):
         if len(got) != len(expected):
             return f"{len(got)} items{at}, expected {len(expected)}"
