@@ -229,3 +229,10 @@ def test_a_forged_report_too_long_to_be_a_value_is_not_parsed(tmp_path):
     capped, uncapped = _grader(path, True), _grader(path, False)
     assert capped["total"] < 5 and "more than a value may have" in capped["message"], capped
     assert capped["peak_mb"] + 300 < uncapped["peak_mb"], (capped, uncapped)
+
+
+def test_the_budget_holds_without_a_sandbox_too(tmp_path):
+    path = _write(tmp_path / "forty", HARM["forty_processes"][0])
+    report = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, sandbox=False)[0]
+    assert _points(report) == {ENCODE: 0, DECODE: 2}, report.tasks
+    assert HARM["forty_processes"][2] in next(t.message for t in report.tasks if t.grade_id == ENCODE)
