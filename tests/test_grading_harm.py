@@ -81,6 +81,11 @@ HARM = {
         0,
         "processes at once, more than the 16",
     ),
+    "fork_bomb_of_4096": (
+        "import os, time\nfor _ in range(12):\n    os.fork()\ntime.sleep(25)\n",
+        0,
+        "stopped: it ",  # by memory or by processes, whichever it passes first
+    ),
     "fills_its_folder": (
         "import time\n"
         "for i in range(5):\n"
