@@ -1,24 +1,33 @@
 """Real nbgrader grades the same notebooks: every solution gets full marks
-on its autograded cells (its written answers wait for a person) and the
-released, untouched notebook 0.
+on its autograded cells (its written answers wait for a person), the
+released, untouched notebook 0, and a submission right on only some hidden
+cases of a task the partial score that ``bpe-lab grade`` gives it too (the
+test cells' ``check.HiddenCases`` make the score the cell's value).
 
 In a temporary course directory laid out as nbgrader wants it
 (``source/ASSIGNMENT/``, ``release/``, ``submitted/STUDENT/ASSIGNMENT/``,
 the gradebook in ``gradebook.db``), with a ``nbgrader_config.py`` that names
 the kernel (nbgrader 0.9 asks for one), ``nbgrader generate_assignment`` and
 ``nbgrader autograde`` run on every solution notebook, in one Python
-process (about 30 s). Deselect with ``-k 'not nbgrader'``.
+process (about 30 s; the partial submissions add a few seconds, and grading
+them with ``bpe-lab grade`` about 10 s). Deselect with ``-k 'not nbgrader'``.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
+
+from bpe_lab.grading import cases
+from bpe_lab.grading.grader import grade
+from bpe_lab.grading.tasks import Task, load_tasks
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the test extra: pip install -e '.[test]'")
 
@@ -50,7 +59,10 @@ for name in names:
     if not result["success"]:
         failures[name] = result["log"][-3000:]
         continue
-    for student, notebook in (("solver", root / "source"), ("untouched", root / "release")):
+    for student, given in (("solver", "source"), ("untouched", "release"), ("partial", "partial")):
+        notebook = root / given
+        if not (notebook / name / f"{name}.ipynb").exists():
+            continue
         folder = root / "submitted" / student / name
         folder.mkdir(parents=True)
         shutil.copy(notebook / name / f"{name}.ipynb", folder)
@@ -60,7 +72,7 @@ for name in names:
 grades = {}
 with Gradebook(f"sqlite:///{root}/gradebook.db") as gradebook:
     for name in names:
-        for student in ("solver", "untouched"):
+        for student in ("solver", "untouched", "partial"):
             try:
                 nb = gradebook.find_submission_notebook(name, name, student)
             except Exception:
@@ -72,13 +84,61 @@ print(json.dumps({"failures": failures, "grades": grades}))
 """
 
 
+#: Submissions right on only some hidden cases of one task, by notebook: the
+#: task and how many of its fixed cases (the first ones) stay right.
+PARTIAL = {
+    "01_compression": ("01_compression_compress", 1),  # 1 of 3: 0.67 of 2 points
+    "03_encoding": ("03_encoding_encode_word", 3),  # 3 of 4: 2.25 of 3 points
+}
+
+
+def _task(name: str, grade_id: str) -> Task:
+    solution = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    return next(t for t in load_tasks(solution) if t.grade_id == grade_id)
+
+
+def partial_submission(name: str) -> nbformat.NotebookNode:
+    """The solution, with the task's function wrapped to return None for the
+    arguments of its fixed hidden cases after the first ``right`` ones: it
+    still passes the visible self-check (whose cases are other ones) and
+    every other task, and is right on exactly ``right`` hidden cases."""
+    grade_id, right = PARTIAL[name]
+    task = _task(name, grade_id)
+    wrong = sorted(
+        repr(tuple(ast.literal_eval(a) for a in ast.parse(case.call, mode="eval").body.args))
+        for case in task.cases[right:]
+    )
+    nb = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"{grade_id}_answer")
+    answer.source += (
+        f"\n\n\n_right_{task.name} = {task.name}\n\n\n"
+        f"def {task.name}(*args):\n"
+        f"    return None if repr(args) in {wrong!r} else _right_{task.name}(*args)\n"
+    )
+    return nb
+
+
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def partial_paths(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("partial")
+    paths = {}
+    for name in PARTIAL:
+        (root / name).mkdir()
+        paths[name] = root / name / f"{name}.ipynb"
+        nbformat.write(partial_submission(name), paths[name])
+    return paths
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory, partial_paths):
     root = tmp_path_factory.mktemp("nbgrader_course")
     (root / "nbgrader_config.py").write_text(CONFIG.format(root=str(root)), encoding="utf-8")
     for name in NAMES:
         (root / "source" / name).mkdir(parents=True)
         (root / "source" / name / f"{name}.ipynb").write_bytes((SOLUTIONS / f"{name}.ipynb").read_bytes())
+    for name, path in partial_paths.items():
+        (root / "partial" / name).mkdir(parents=True)
+        (root / "partial" / name / f"{name}.ipynb").write_bytes(path.read_bytes())
     env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     done = subprocess.run(
         [sys.executable, "-c", COURSE, str(root), *NAMES],
@@ -95,7 +155,8 @@ def course(tmp_path_factory):
 
 def test_nbgrader_generates_and_autogrades_every_solution_notebook(course):
     assert course["failures"] == {}
-    assert sorted(course["grades"]) == sorted(f"{n}/{s}" for n in NAMES for s in ("solver", "untouched"))
+    wanted = [f"{n}/{s}" for n in NAMES for s in ("solver", "untouched")] + [f"{n}/partial" for n in PARTIAL]
+    assert sorted(course["grades"]) == sorted(wanted)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -105,3 +166,32 @@ def test_nbgrader_gives_a_solution_full_marks_and_the_released_notebook_0(course
     assert auto and all(score == top for _, score, top, _ in auto), solver
     assert all(score is None for _, score, _, manual in solver if manual)  # written answers: a person's
     assert all(score == 0 for _, score, _, _ in untouched), untouched
+
+
+def _autograded(grades: list[list]) -> dict[str, float]:
+    return {grade_id: score for grade_id, score, _, manual in grades if not manual}
+
+
+@pytest.mark.parametrize("name", PARTIAL)
+def test_nbgrader_gives_partial_credit_by_the_fraction_of_hidden_cases_right(course, name):
+    grade_id, right = PARTIAL[name]
+    task = _task(name, grade_id)
+    assert 0 < right < len(task.cases)  # really partial: neither 0 nor full marks
+    scores = _autograded(course["grades"][f"{name}/partial"])
+    assert scores.pop(grade_id) == round(task.points * right / len(task.cases), 2)
+    full = {t.grade_id: t.points for t in load_tasks(nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4))}
+    assert scores == {gid: points for gid, points in full.items() if gid != grade_id}  # the other tasks: full marks
+
+
+def test_bpe_lab_grader_gives_the_same_scores_as_nbgrader_on_the_fixed_cases(course, partial_paths, monkeypatch):
+    """Both graders, task by task, on the partial submissions. bpe-lab also
+    runs cases generated for each student, which nbgrader never sees: they
+    are left out here, so both judge the same fixed cases."""
+    monkeypatch.setattr(cases, "generated", lambda *args, **kwargs: ())
+    reports = grade(list(partial_paths.values()), solutions_dir=SOLUTIONS, workers=2)
+    for name, report in zip(partial_paths, reports):
+        grade_id, right = PARTIAL[name]
+        ours = {t.grade_id: t.points for t in report.tasks if not t.pending}
+        assert ours == _autograded(course["grades"][f"{name}/partial"]), report.tasks
+        result = next(t for t in report.tasks if t.grade_id == grade_id)
+        assert (result.passed, result.cases) == (right, len(_task(name, grade_id).cases)), result

@@ -7,10 +7,15 @@ the result and score it.
 
 - A task is an nbgrader test cell (``grade: true``, not a solution cell):
   its visible checks, its points, and its hidden tests.
-- Hidden tests must be ``assert CALL == LITERAL`` statements: the LITERAL
-  is parsed here, in the grader process, and the CALL is run in the
-  submission's kernel with only its value's ``repr`` sent back (``PROBE``),
-  so a submission that tampers with its kernel cannot fake a pass.
+- Hidden tests are CALL and LITERAL pairs, written in one of two forms:
+  ``hidden.expect(lambda: CALL, LITERAL)`` lines between
+  ``hidden = check.HiddenCases(points=N)`` and a last ``hidden.score()``
+  (``check.hidden``: the cell's value is its score, so real nbgrader gives
+  the same partial credit), or plain ``assert CALL == LITERAL`` lines (all
+  or nothing under nbgrader). Either way the LITERAL is parsed here, in the
+  grader process, never run, and the CALL is run in the submission's kernel
+  with only its value's ``repr`` sent back (``probe``), so a submission
+  that tampers with its kernel cannot fake a pass.
 - ``assemble`` takes the submission's cells in its order, but every locked
   cell (setup and tests) from the solution, matched by nbgrader
   ``grade_id``: a submission cannot edit, delete or reorder them away.
@@ -45,6 +50,8 @@ __all__ = [
     "written_answer",
     "nbgrader",
     "integrity",
+    "SCORED_FORM",
+    "read_hidden",
     "parse_hidden",
     "load_tasks",
     "assemble",
@@ -54,9 +61,10 @@ __all__ = [
 
 @dataclass(frozen=True)
 class HiddenCase:
-    """One hidden ``assert CALL == LITERAL``; ``expected`` is the literal's
-    value; ``generated``: made for one submission by ``cases``, not written
-    in the solution."""
+    """One hidden case, ``hidden.expect(lambda: CALL, LITERAL)`` or
+    ``assert CALL == LITERAL``: ``call`` is CALL's source, ``expected`` the
+    literal's value; ``generated``: made for one submission by ``cases``,
+    not written in the solution."""
 
     call: str
     expected: Any
@@ -116,39 +124,110 @@ def _function_name(cases: tuple[HiddenCase, ...]) -> str:
     return names.most_common(1)[0][0] if names else "your function"
 
 
-def _hidden_block(source: str) -> str:
+def _hidden_block(source: str) -> tuple[str, bool]:
+    """The hidden tests' source, and whether code follows them in the cell."""
     lines = source.splitlines()
     marks = [line.strip() for line in lines]
     if BEGIN_HIDDEN not in marks:
-        return ""
+        return "", False
     start, end = marks.index(BEGIN_HIDDEN), marks.index(END_HIDDEN)
-    return "\n".join(lines[start + 1 : end])
+    after = any(mark and not mark.startswith("#") for mark in marks[end + 1 :])
+    return "\n".join(lines[start + 1 : end]), after
+
+
+#: The form of scored hidden tests (``check.hidden``), for error messages.
+SCORED_FORM = "hidden = check.HiddenCases(points=N)\nhidden.expect(lambda: CALL, LITERAL)\n...\nhidden.score()"
+
+
+def _case(block: str, call: ast.expr, literal: ast.expr, wrong: str) -> HiddenCase:
+    """CALL's source as written (generators compare their calls with it) and LITERAL's value."""
+    try:
+        expected = ast.literal_eval(literal)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise ValueError(wrong) from None
+    source = ast.get_source_segment(block, call)
+    return HiddenCase(source if source is not None else ast.unparse(call), expected)
+
+
+def _method(stmt: ast.stmt, name: str, method: str) -> list[ast.expr] | None:
+    """The arguments if ``stmt`` is ``name.method(...)`` without keywords, else None."""
+    call = stmt.value if isinstance(stmt, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and not call.keywords:
+        if call.func.attr == method and isinstance(call.func.value, ast.Name) and call.func.value.id == name:
+            return call.args
+    return None
+
+
+def _scored(block: str, body: list[ast.stmt]) -> tuple[float, tuple[HiddenCase, ...]]:
+    """The points and the cases of a ``check.HiddenCases`` block (``SCORED_FORM``)."""
+    first, last = body[0], body[-1]
+    target = first.targets[0] if isinstance(first, ast.Assign) and len(first.targets) == 1 else None
+    made = first.value if isinstance(first, ast.Assign) else None
+    name = target.id if isinstance(target, ast.Name) else ""
+    points: Any = None
+    if name and isinstance(made, ast.Call) and not made.args and [k.arg for k in made.keywords] == ["points"]:
+        points = ast.literal_eval(made.keywords[0].value) if isinstance(made.keywords[0].value, ast.Constant) else None
+    if isinstance(points, bool) or not isinstance(points, (int, float)):
+        raise ValueError(
+            f"hidden tests must read\n{SCORED_FORM}\nor be `assert CALL == LITERAL` lines; got: {ast.unparse(first)}"
+        )
+    if len(body) < 2 or _method(last, name, "score") != []:
+        raise ValueError(f"the hidden tests' last line must be `{name}.score()`: the cell's value is its score")
+    cases = []
+    for stmt in body[1:-1]:
+        wrong = f"hidden tests must be `{name}.expect(lambda: CALL, LITERAL)` lines, got: {ast.unparse(stmt)}"
+        args = _method(stmt, name, "expect") or []
+        lam = args[0] if len(args) == 2 else None
+        if not isinstance(lam, ast.Lambda) or ast.unparse(lam.args):  # a lambda without parameters
+            raise ValueError(wrong)
+        cases.append(_case(block, lam.body, args[1], wrong))
+    return float(points), tuple(cases)
+
+
+def _asserts(block: str, body: list[ast.stmt]) -> tuple[HiddenCase, ...]:
+    """The cases of ``assert CALL == LITERAL`` lines."""
+    cases = []
+    for stmt in body:
+        wrong = f"hidden tests must be `assert CALL == LITERAL` lines, got: {ast.unparse(stmt)}"
+        test = stmt.test if isinstance(stmt, ast.Assert) else None
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            raise ValueError(wrong)
+        cases.append(_case(block, test.left, test.comparators[0], wrong))
+    return tuple(cases)
+
+
+def read_hidden(block: str) -> tuple[float | None, tuple[HiddenCase, ...]]:
+    """The points a ``check.HiddenCases`` block scores out of (None for
+    ``assert`` lines or no hidden tests), and its cases."""
+    body = ast.parse(block).body
+    if not body or isinstance(body[0], ast.Assert):
+        return None, _asserts(block, body)
+    return _scored(block, body)
 
 
 def parse_hidden(block: str) -> tuple[HiddenCase, ...]:
-    """Hidden tests as data. Each statement must be ``assert CALL == LITERAL``
-    so the expected value can be known without running submitted code.
+    r"""Hidden tests as data: the ``hidden.expect(lambda: CALL, LITERAL)``
+    lines of a ``check.HiddenCases`` block, or ``assert CALL == LITERAL``
+    lines, so the expected values are known without running submitted code.
 
+    >>> parse_hidden("hidden = check.HiddenCases(points=2)\nhidden.expect(lambda: f(1), [2, 3])\nhidden.score()")
+    (HiddenCase(call='f(1)', expected=[2, 3], generated=False),)
     >>> parse_hidden("assert f(1) == [2, 3]")
     (HiddenCase(call='f(1)', expected=[2, 3], generated=False),)
     """
-    cases = []
-    for stmt in ast.parse(block).body:
-        wrong = f"hidden tests must be `assert CALL == LITERAL` lines, got: {ast.unparse(stmt)}"
-        if not (
-            isinstance(stmt, ast.Assert)
-            and isinstance(stmt.test, ast.Compare)
-            and len(stmt.test.ops) == 1
-            and isinstance(stmt.test.ops[0], ast.Eq)
-        ):
-            raise ValueError(wrong)
-        try:
-            expected = ast.literal_eval(stmt.test.comparators[0])
-        except ValueError:
-            raise ValueError(wrong) from None
-        call = ast.get_source_segment(block, stmt.test.left)
-        cases.append(HiddenCase(call if call is not None else ast.unparse(stmt.test.left), expected))
-    return tuple(cases)
+    return read_hidden(block)[1]
+
+
+def _hidden_cases(cell: nbformat.NotebookNode, grade_id: str, points: float) -> tuple[HiddenCase, ...]:
+    """A test cell's hidden cases; a scored block must score out of the
+    cell's points (nbgrader fails a cell worth more) and end the cell."""
+    block, code_after = _hidden_block(cell.source)
+    declared, cases = read_hidden(block)
+    if declared is not None and declared != points:
+        raise ValueError(f"{grade_id}: its hidden tests score out of {declared:g} points, its metadata {points:g}")
+    if declared is not None and code_after:
+        raise ValueError(f"{grade_id}: code after {END_HIDDEN!r} would replace the score as the cell's value")
+    return cases
 
 
 def load_tasks(solution: nbformat.NotebookNode) -> list[Task]:
@@ -160,12 +239,13 @@ def load_tasks(solution: nbformat.NotebookNode) -> list[Task]:
     for cell in solution.cells:
         meta = nbgrader(cell)
         if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+            gid, points = meta["grade_id"], float(meta.get("points", 0))
             visible = strip_regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
-            cases = parse_hidden(_hidden_block(cell.source))
+            cases = _hidden_cases(cell, gid, points)
             declared = integrity(cell)
-            own = _own_answers(meta["grade_id"], visible, declared["forbid"])
+            own = _own_answers(gid, visible, declared["forbid"])
             allow = {canonical(p) for p in declared["allow"]}
-            found.append((meta["grade_id"], float(meta.get("points", 0)), visible, cases, own, allow))
+            found.append((gid, points, visible, cases, own, allow))
     every = tuple(dict.fromkeys(p for *_, own, _ in found for p in own))
     return [
         Task(gid, points, visible, cases, _function_name(cases), tuple(p for p in every if p not in allow), own)

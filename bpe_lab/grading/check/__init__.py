@@ -21,6 +21,9 @@ hints are in a module of their own (``compression`` for 01, ``training``
 02, ``encoding`` 03, ``complexity`` 04, with the ``instruments`` that count what a trainer
 touches, ``bytelevel`` 05, ``variants`` 06, ``wild`` 07, ``scale`` 08).
 ``find_first_mistake`` is the reference for the "find the mistake" task.
+``HiddenCases`` (``hidden``) is what a test cell's hidden tests are written
+with: it counts the cases right and makes the cell's value its score, so
+real nbgrader gives the same partial credit as ``bpe-lab grade``.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from bpe_lab.grading.check.complexity import (
 )
 from bpe_lab.grading.check.compression import check_compress, check_decompress, check_most_frequent_pair
 from bpe_lab.grading.check.encoding import check_decode, check_encode_word
+from bpe_lab.grading.check.hidden import HiddenCases
 from bpe_lab.grading.check.instruments import work_growth
 from bpe_lab.grading.check.runner import CheckFailed
 from bpe_lab.grading.check.scale import check_count_chunk, check_find_chunk_boundaries, check_merge_counts
@@ -66,6 +70,7 @@ from bpe_lab.grading.check.wild import check_never_emitted, check_pretokenize_di
 
 __all__ = [
     "CheckFailed",
+    "HiddenCases",
     "Mistake",
     "TEXTBOOK_CORPUS",
     "find_first_mistake",
