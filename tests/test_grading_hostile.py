@@ -43,6 +43,19 @@ def _duplicate_test_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def _test_cell_copied_above_its_answer(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """What JupyterLab leaves when a learner copies a locked test cell up
+    to see it beside the answer: the same metadata, grade_id and all."""
+    test = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == ENCODE)
+    answer = next(
+        i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == f"{ENCODE}_answer"
+    )
+    copy = nbformat.from_dict(json.loads(json.dumps(test)))
+    copy["id"] = uuid.uuid4().hex[:8]
+    nb.cells.insert(answer, copy)
+    return nb
+
+
 def _huge_outputs(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     cell = nbformat.v4.new_code_cell("print('plots')")
     cell.outputs = [nbformat.v4.new_output("stream", text="x" * (50 << 20))]
@@ -108,6 +121,7 @@ HOSTILE = {
     ),
     "edited_points_and_grade_id": (_edit_test_cells(submission()), 3, 2, ""),
     "duplicated_test_cell": (_duplicate_test_cell(submission()), 3, 2, ""),
+    "test_cell_copied_above_its_answer": (_test_cell_copied_above_its_answer(submission()), 3, 2, ""),
     "nbformat_3": (nbformat.writes(nbformat.convert(submission(), 3)), 3, 2, ""),
     "empty_notebook": (nbformat.v4.new_notebook(), 0, 0, "not defined"),
     "50_mb_of_outputs": (_huge_outputs(submission()), 3, 2, ""),

@@ -4,9 +4,12 @@ honest probe could have sent."""
 
 from __future__ import annotations
 
+import nbformat
+from grading_support import SOLUTIONS
+
 from bpe_lab.grading.judge import judge
 from bpe_lab.grading.probe import MAX_REPR
-from bpe_lab.grading.tasks import HiddenCase, Task
+from bpe_lab.grading.tasks import HiddenCase, Task, load_tasks
 
 COUNTS = HiddenCase("count_pairs({('a', 'b', 'c'): 2})", {("a", "b"): 2, ("b", "c"): 2})
 TASK = Task("02_training_count_pairs", 2, "", (COUNTS,), name="count_pairs")
@@ -42,3 +45,13 @@ def test_a_report_longer_than_any_probe_sends_is_refused_unparsed():
 def test_a_missing_report_counts_for_nothing():
     assert judge(TASK, [])[0] == 0
     assert judge(TASK, [[]])[0] == 0
+
+
+def test_a_task_is_named_after_the_function_the_learner_writes():
+    """Its hidden calls also call ``set`` and ``Counter``; the message that
+    names a delegation must name ``train_bytelevel`` and ``merge_counts``."""
+    names = {}
+    for notebook in ("05_bytelevel", "08_scale"):
+        names.update({t.grade_id: t.name for t in load_tasks(nbformat.read(SOLUTIONS / f"{notebook}.ipynb", 4))})
+    assert names["05_bytelevel_train"] == "train_bytelevel"
+    assert names["08_scale_merge_counts"] == "merge_counts"

@@ -8,13 +8,14 @@ judging it. What a submission can and cannot do, and why:
   the notebook, with memory and time limits (see ``sandbox``). A loop that
   never ends, ``sys.exit()``, a crash, deleted files or megabytes of output
   cost that submission its points and nothing else.
-- Test cells always come from ``solutions/`` (see ``tasks.assemble``).
+- Test cells always come from ``solutions/`` (see ``assembly.assemble``).
 - A submission can change anything inside its own kernel: monkeypatch
   ``bpe_lab``, redefine ``check``, even stop the kernel from reporting errors.
   So the verdict is not taken from the kernel's word. The hidden tests are
-  ``assert CALL == LITERAL`` statements; the grader runs each CALL in the
-  kernel, receives the value's ``repr`` as data, and compares it with LITERAL
-  *in the grader process*. Passing requires producing the right values.
+  ``hidden.expect(lambda: CALL, LITERAL)`` lines (or ``assert CALL ==
+  LITERAL``); the grader never runs them as written: it runs each CALL in
+  the kernel, receives the value's ``repr`` as data, and compares it with
+  LITERAL *in the grader process*. Passing requires producing the right values.
 - It may not produce them by calling the package's own answer (``answers``;
   ``bpe_lab.train_bpe`` for ``train``). Two runs make sure of it:
 
@@ -72,6 +73,7 @@ from typing import Any, TypeVar
 
 import nbformat
 
+from bpe_lab.grading.assembly import Step, assemble, probe_only
 from bpe_lab.grading.cases import with_generated
 from bpe_lab.grading.jail import Confinement, confine, repository
 from bpe_lab.grading.judge import score, score_written, short
@@ -80,17 +82,7 @@ from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.stubs import package_dir, stub_package
 from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
-from bpe_lab.grading.tasks import (
-    HiddenCase,
-    Step,
-    Task,
-    Written,
-    assemble,
-    load_tasks,
-    load_written,
-    parse_hidden,
-    probe_only,
-)
+from bpe_lab.grading.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
 
 __all__ = [
     "Limits",

@@ -39,6 +39,7 @@ from typing import Any
 
 import nbformat
 
+from bpe_lab.grading.check.hidden import same
 from bpe_lab.grading.guard import delegation_message
 from bpe_lab.grading.probe import MAX_REPR
 from bpe_lab.grading.report import PENDING, TaskResult
@@ -123,20 +124,9 @@ def _case_failure(number: int, case: HiddenCase, result: Any) -> str:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return f"{label} returned {short(str(result.get('repr')), 120)}, which is not plain data"
-    if value == case.expected and type(value) is type(case.expected) and _same_types(value, case.expected):
+    if same(value, case.expected):
         return ""
     return f"{label} returned {short(repr(value), 150)}: {describe(value, case.expected)}"
-
-
-def _same_types(got: Any, expected: Any, depth: int = 0) -> bool:
-    """Equal values of the same types all the way down (1 == 1.0 == True)."""
-    if type(got) is not type(expected) or depth > 100:
-        return False
-    if isinstance(got, (list, tuple)):
-        return all(_same_types(a, b, depth + 1) for a, b in zip(got, expected))
-    if isinstance(got, dict):
-        return all(_same_types(v, expected[k], depth + 1) for k, v in got.items())
-    return True
 
 
 def judge(task: Task, probes: list[Any]) -> tuple[int, str]:

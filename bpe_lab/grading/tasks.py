@@ -1,9 +1,8 @@
-"""What a graded notebook holds: its tasks and hidden tests, and the run built from a submission.
+"""What a graded notebook holds: its tasks, their hidden tests and written answers.
 
 What this adds over ``release`` (which strips the hidden tests out of a
-solution): reading them back as data, and putting a submission together
-with the solution's locked cells, so that the grader below only has to run
-the result and score it.
+solution): reading them back as data, for ``assembly`` to build the run
+from a submission and for ``judge`` to score it.
 
 - A task is an nbgrader test cell (``grade: true``, not a solution cell):
   its visible checks, its points, and its hidden tests.
@@ -16,9 +15,6 @@ the result and score it.
   grader process, never run, and the CALL is run in the submission's kernel
   with only its value's ``repr`` sent back (``probe``), so a submission
   that tampers with its kernel cannot fake a pass.
-- ``assemble`` takes the submission's cells in its order, but every locked
-  cell (setup and tests) from the solution, matched by nbgrader
-  ``grade_id``: a submission cannot edit, delete or reorder them away.
 - A task's ``forbid``: the package functions its hidden calls may not reach
   (``guard``). They are the answers (``answers.ANSWERS``) to every check
   called in the notebook's test cells, or what a test cell declares in
@@ -37,14 +33,13 @@ import nbformat
 
 from bpe_lab.grading.answers import ANSWERS, forbidden
 from bpe_lab.grading.guard import canonical
-from bpe_lab.grading.probe import MAX_REPR, probe_source
+from bpe_lab.grading.probe import MAX_REPR
 from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN, released_source, strip_regions
 
 __all__ = [
     "MAX_REPR",
     "HiddenCase",
     "Task",
-    "Step",
     "Written",
     "load_written",
     "written_answer",
@@ -54,8 +49,6 @@ __all__ = [
     "read_hidden",
     "parse_hidden",
     "load_tasks",
-    "assemble",
-    "probe_only",
 ]
 
 
@@ -114,14 +107,36 @@ def _own_answers(grade_id: str, visible: str, declared: list[str]) -> tuple[str,
     return forbidden(*names)
 
 
-def _function_name(cases: tuple[HiddenCase, ...]) -> str:
-    """The learner's function the hidden calls test: the name they call most."""
-    names: Counter[str] = Counter()
+def _function_name(cases: tuple[HiddenCase, ...], defined: set[str]) -> str:
+    """The learner's function the hidden calls test: of the functions the
+    solution defines, the one they name most (called, or handed to a check:
+    ``check.han_cuts(han_pretokenize, ...)``); else the name they call most
+    (not ``set`` in ``sorted(set(...))``, nor ``Counter``)."""
+    named: Counter[str] = Counter()
+    called: Counter[str] = Counter()
     for case in cases:
         for node in ast.walk(ast.parse(case.call, mode="eval")):
+            if isinstance(node, ast.Name) and node.id in defined:
+                named[node.id] += 1
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                names[node.func.id] += 1
-    return names.most_common(1)[0][0] if names else "your function"
+                called[node.func.id] += 1
+    for names in (named, called):
+        if names:
+            return names.most_common(1)[0][0]
+    return "your function"
+
+
+def _defined(solution: nbformat.NotebookNode) -> set[str]:
+    """The functions the solution's answer cells define."""
+    names: set[str] = set()
+    for cell in solution.cells:
+        if cell.cell_type == "code" and nbgrader(cell).get("solution"):
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue
+            names |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return names
 
 
 def _hidden_block(source: str) -> tuple[str, bool]:
@@ -247,8 +262,11 @@ def load_tasks(solution: nbformat.NotebookNode) -> list[Task]:
             allow = {canonical(p) for p in declared["allow"]}
             found.append((gid, points, visible, cases, own, allow))
     every = tuple(dict.fromkeys(p for *_, own, _ in found for p in own))
+    defined = _defined(solution)
     return [
-        Task(gid, points, visible, cases, _function_name(cases), tuple(p for p in every if p not in allow), own)
+        Task(
+            gid, points, visible, cases, _function_name(cases, defined), tuple(p for p in every if p not in allow), own
+        )
         for gid, points, visible, cases, own, allow in found
     ]
 
@@ -287,88 +305,3 @@ def written_answer(submission: nbformat.NotebookNode, written: Written) -> str |
 
 
 # -------------------------------------------------- building the run
-
-
-@dataclass(frozen=True)
-class Step:
-    """One code cell to run: ``role`` is setup (locked, from the solution),
-    answer (the learner's solution cell), student (any other cell) or test."""
-
-    source: str
-    role: str
-    grade_id: str = ""
-
-
-def _probe(task: Task) -> str:
-    """The hidden calls, each with the task's forbidden functions guarded,
-    reported back as data (``probe``)."""
-    return probe_source([case.call for case in task.cases], task.forbid)
-
-
-def _test_source(task: Task) -> str:
-    """The visible checks, then the hidden calls."""
-    return task.visible + "\n" + _probe(task) if task.cases else task.visible
-
-
-def probe_only(steps: list[Step], tasks: list[Task]) -> list[Step]:
-    """The same run without the visible checks (they need the package's
-    answers) and with only the hidden calls of ``tasks``: what the grader
-    runs where those answers are not installed at all (see ``grader``)."""
-    wanted = {t.grade_id: t for t in tasks if t.cases}
-    return [
-        Step(_probe(wanted[s.grade_id]), "test", s.grade_id) if s.role == "test" else s
-        for s in steps
-        if s.role != "test" or s.grade_id in wanted
-    ]
-
-
-Locked = dict[str, nbformat.NotebookNode]
-
-
-def assemble(
-    solution: nbformat.NotebookNode, submission: nbformat.NotebookNode, tasks: list[Task] | None = None
-) -> list[Step]:
-    """The submission's cells in its order, with every locked cell (setup and
-    tests) taken from the solution by grade_id; locked cells the submission
-    lost or renamed are put back after the nearest earlier nbgrader cell.
-    ``tasks``: the solution's, with this submission's generated cases
-    (default: ``load_tasks(solution)``)."""
-    by_id = {t.grade_id: t for t in (load_tasks(solution) if tasks is None else tasks)}
-    locked = {m["grade_id"]: c for c in solution.cells if (m := nbgrader(c)).get("locked") and c.cell_type == "code"}
-    answers = {m["grade_id"] for c in solution.cells if (m := nbgrader(c)).get("solution")}
-    steps: list[Step] = []
-    placed: dict[str, int] = {}
-    for cell in submission.cells:
-        if cell.cell_type != "code":
-            continue
-        gid = str(nbgrader(cell).get("grade_id", ""))
-        if gid in placed or gid not in locked and gid not in answers:
-            steps.append(Step(cell.source, "student"))
-            continue
-        placed[gid] = len(steps)
-        steps.append(_locked_step(gid, locked, by_id) if gid in locked else Step(cell.source, "answer", gid))
-    return _restore_missing(solution, steps, placed, locked, by_id)
-
-
-def _locked_step(gid: str, locked: Locked, tasks: dict[str, Task]) -> Step:
-    if gid in tasks:
-        return Step(_test_source(tasks[gid]), "test", gid)
-    return Step(locked[gid].source, "setup", gid)
-
-
-def _restore_missing(
-    solution: nbformat.NotebookNode, steps: list[Step], placed: dict[str, int], locked: Locked, tasks: dict[str, Task]
-) -> list[Step]:
-    anchor = -1
-    for cell in solution.cells:
-        gid = nbgrader(cell).get("grade_id")
-        if not gid:
-            continue
-        if gid in placed:
-            anchor = max(anchor, placed[gid])
-        elif gid in locked:
-            anchor += 1
-            steps.insert(anchor, _locked_step(gid, locked, tasks))
-            placed = {g: i + (i >= anchor) for g, i in placed.items()}
-            placed[gid] = anchor
-    return steps
