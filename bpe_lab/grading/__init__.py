@@ -10,8 +10,10 @@ into the learner's exercises. In the order a submission meets them:
 - ``release``: ``solutions/`` -> ``exercises/`` (``bpe-lab release``);
 - ``roster``, ``submissions``: whose notebook a file is, which assignment it
   answers, and reading it safely;
-- ``tasks``, ``generators``, ``generators_more``, ``cases``: the graded tasks of a solution, their
-  fixed hidden tests and the cases generated per student;
+- ``tasks``, ``generators``, ``generators_more``, ``cases``: the graded tasks
+  of a solution, their fixed hidden tests (``check.hidden`` scores them
+  under real nbgrader) and the cases generated per student;
+- ``assembly``: a submission's cells with the solution's locked ones;
 - ``answers``, ``guard``, ``stubs``: the package functions a task may not
   call, the trap that catches a call, and the copy of ``bpe_lab`` without
   them for the second run;
