@@ -7,13 +7,24 @@ measurements every big case needs, kept apart from what is measured:
 - **a fresh process per run**, so that one contender's peak memory is not
   the other's, nor the parent's (``in_fresh_process``);
 - **the peak of the whole process tree**: ``train_bytelevel`` counts in
-  worker processes, which the forkserver starts, so they are not this
-  process's children and ``RUSAGE_CHILDREN`` never sees them (it reported 0
-  MB per worker). ``TreeMemory`` samples the resident memory of this process
-  and all its descendants every 20 ms from ``/proc`` and keeps the largest
-  sum: the memory the machine needed. It slightly over-counts (pages shared
-  by the workers are counted in each) and may miss a peak shorter than
-  20 ms; HF tokenizers, one process, is measured the same way.
+  worker processes. ``RUSAGE_CHILDREN`` cannot give their sum: its
+  ``ru_maxrss`` is the largest single child's, only once it has been waited
+  for, and misses processes that are not children (a forkserver's workers:
+  it reported 0 MB per worker). ``TreeMemory`` samples this process and all
+  its descendants every 20 ms from ``/proc`` and keeps two peaks:
+
+  - ``peak_mb``, the largest sum of resident memory (``VmRSS``), raised to
+    this process's own exact peak (``VmHWM``) at the end. It over-counts:
+    a page shared by two processes (the interpreter's and the libraries'
+    code, 5-7 MB per Python process here) is counted in each;
+  - ``peak_pss_mb``, the largest sum of proportional memory (``Pss`` in
+    ``smaps_rollup``), where a shared page is split between the processes
+    that map it: what the tree needed, the fairer measure. Sampled only
+    (the kernel keeps no high-water mark of it), it may miss a short peak.
+
+  Both may miss a peak shorter than 20 ms. HF tokenizers, one process with
+  threads, is measured the same way; for one process PSS is below RSS by
+  the pages it shares with others (the libc, a few MB).
 """
 
 from __future__ import annotations
@@ -130,11 +141,12 @@ def _descendants(root: int) -> list[int]:
     return found
 
 
-def _resident_mb(pid: int) -> float:
+def _proc_mb(pid: int, name: str, field: str) -> float:
+    """The ``field`` line (in kB) of ``/proc/<pid>/<name>``, in MB; 0 if gone."""
     try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
+        with open(f"/proc/{pid}/{name}") as lines:
+            for line in lines:
+                if line.startswith(field):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -143,12 +155,15 @@ def _resident_mb(pid: int) -> float:
 
 class TreeMemory:
     """``with TreeMemory() as tree: ...``; then ``tree.peak_mb`` is the largest
-    resident memory of this process plus its descendants seen meanwhile
-    (Linux; elsewhere this process's own peak)."""
+    resident memory (RSS) of this process plus its descendants seen
+    meanwhile (Linux; elsewhere this process's own peak), and
+    ``tree.peak_pss_mb`` the largest proportional one (PSS; 0 where
+    ``smaps_rollup`` is missing). See the module's docstring."""
 
     def __init__(self, every: float = 0.02):
         self.every = every
         self.peak_mb = 0.0
+        self.peak_pss_mb = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
@@ -166,7 +181,9 @@ class TreeMemory:
     def _sample(self) -> None:
         me = os.getpid()
         while not self._stop.is_set():
-            self.peak_mb = max(self.peak_mb, sum(map(_resident_mb, _descendants(me))))
+            tree = _descendants(me)
+            self.peak_mb = max(self.peak_mb, sum(_proc_mb(pid, "status", "VmRSS:") for pid in tree))
+            self.peak_pss_mb = max(self.peak_pss_mb, sum(_proc_mb(pid, "smaps_rollup", "Pss:") for pid in tree))
             self._stop.wait(self.every)
 
 
@@ -179,12 +196,19 @@ def child_bytelevel(path: str, vocab_size: int, workers: int | None) -> Result:
         start = time.perf_counter()
         _, merges = train_bytelevel(path, vocab_size, [ENDOFTEXT], workers=workers, progress=False)
         seconds = time.perf_counter() - start
-    return {"seconds": seconds, "merges": len(merges), "peak_mb": tree.peak_mb, "main_mb": peak_mb()}
+    return {
+        "seconds": seconds,
+        "merges": len(merges),
+        "peak_mb": tree.peak_mb,
+        "pss_mb": tree.peak_pss_mb,
+        "main_mb": peak_mb(),
+    }
 
 
 def child_hf(path: str, vocab_size: int) -> Result:
-    """(In a fresh process, RAYON_NUM_THREADS=1.) Time HF tokenizers' BPE
-    trainer with GPT-2's byte-level pre-tokenizer and the 256 bytes."""
+    """(In a fresh process; one thread with RAYON_NUM_THREADS=1, else every
+    core.) Time HF tokenizers' BPE trainer with GPT-2's byte-level
+    pre-tokenizer and the 256 bytes."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     with TreeMemory() as tree:
@@ -199,4 +223,9 @@ def child_hf(path: str, vocab_size: int) -> Result:
         )
         tokenizer.train([path], trainer)
         seconds = time.perf_counter() - start
-    return {"seconds": seconds, "merges": tokenizer.get_vocab_size() - 257, "peak_mb": tree.peak_mb}
+    return {
+        "seconds": seconds,
+        "merges": tokenizer.get_vocab_size() - 257,
+        "peak_mb": tree.peak_mb,
+        "pss_mb": tree.peak_pss_mb,
+    }

@@ -106,7 +106,7 @@ def bench_growth(sizes: Sizes, cache_dir: str | None, say: Callable[[str], objec
         row = Row(
             f"growth, vocab {sizes.vocab_size:,}, {megabytes:.1f} MB",
             f"train_bytelevel {ours['seconds']:.2f} s",
-            memory=f"ours {ours['peak_mb']:.0f} MB",
+            memory=f"ours {ours['peak_mb']:.0f} MB RSS ({ours['pss_mb']:.0f} PSS)",
         )
         if "error" in hf:
             row.notes.append(f"HF tokenizers skipped: {hf['error']}")
@@ -115,7 +115,7 @@ def bench_growth(sizes: Sizes, cache_dir: str | None, say: Callable[[str], objec
             row.reference = f"HF tokenizers, 1 thread {hf['seconds']:.2f} s"
             ratio = hf["seconds"] / ours["seconds"]
             row.ratio = f"{ratio:.2f}x faster" if ratio >= 1 else f"{1 / ratio:.2f}x slower"
-            row.memory += f"; HF {hf['peak_mb']:.0f} MB"
+            row.memory += f"; HF {hf['peak_mb']:.0f} MB RSS ({hf['pss_mb']:.0f} PSS)"
         rows.append(row)
     rows.append(_slopes(points))
     return rows

@@ -322,6 +322,25 @@ def test_workers_are_not_forked(corpus_file):
         assert train_bytelevel(path, 262, [], workers=2, chunk_bytes=64) == train_bytelevel(path, 262, [], workers=1)
 
 
+def test_a_script_without_a_main_guard_trains_with_workers(corpus_file, tmp_path):
+    """Counting workers import bpe_lab, never the main module (a worker's
+    error coming back: test_non_utf8_file_names_the_byte_offset)."""
+    import subprocess
+    import sys
+
+    path = corpus_file("some text, some more text\n" * 200)
+    script = tmp_path / "train_me.py"
+    script.write_text(
+        "from bpe_lab.bytelevel.train import train_bytelevel\n"
+        f"print(len(train_bytelevel({path!r}, 280, [], workers=2, chunk_bytes=256, on_short='ignore')[1]))\n"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(len(quietly(path, 280, [], workers=1)[1]))
+
+
 # -- the compact merge learner ---------------------------------------------
 
 WORDS = st.dictionaries(

@@ -234,3 +234,20 @@ def test_progress_bar_runs(tmp_path, capsys):
     path = write(tmp_path, python_docs()[:30_000])
     ids = gpt2_tokenizer().encode_file(path, chunk_bytes=5_000, progress=True)
     assert len(ids) > 0
+
+
+class CacheSizeEcho(Tokenizer):
+    """Encodes every chunk as one id: the size of its pre-token cache."""
+
+    def encode(self, text, **kwargs):
+        return [self.max_cached_pieces]
+
+
+def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path):
+    """A worker's tokenizer keeps ``max_cached_pieces`` (it was rebuilt from
+    the vocabulary, merges and special tokens alone, with the default)."""
+    small = small_trained_tokenizer()
+    tok = CacheSizeEcho(small.vocab, small.merges, small.special_tokens, max_cached_pieces=7)
+    path = write(tmp_path, "some words here\n" * 400)
+    ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
+    assert len(ids) > 2 and set(ids.tolist()) == {7}

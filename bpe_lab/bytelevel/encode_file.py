@@ -13,10 +13,11 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
   gives exactly the ids of ``encode`` on the whole text (``encode``'s
   default: every special token of the tokenizer becomes its id), which the
   tests check with cuts forced every few bytes.
-- **Workers.** Chunks are encoded in worker processes started the trainer's
-  way (``train.START_METHOD``: forkserver or spawn, never fork). Each worker
+- **Workers.** Chunks are encoded in worker processes started with
+  ``train.START_METHOD`` (forkserver or spawn, never fork). Each worker
   receives the tokenizer once, when it starts (a pool initializer rebuilds it
-  from its vocabulary, merges and special tokens, about 0.2 s for GPT-2),
+  from its vocabulary, merges, special tokens and the constructor options of
+  ``WORKER_OPTIONS``, such as ``max_cached_pieces``; about 0.2 s for GPT-2),
   and then only ``(path, start, end)`` per chunk: it reads its chunk itself,
   so the parent never holds the text, and its pre-token cache stays warm from
   one chunk to the next. A worker sends back a NumPy array (2 bytes per id).
@@ -55,7 +56,7 @@ from bpe_lab.bytelevel.train import PARALLEL_MIN_BYTES, START_METHOD, chunk_boun
 from bpe_lab.core.symbols import check_int
 from bpe_lab.core.textfile import check_file, decode_utf8
 
-__all__ = ["ENCODE_CHUNK_BYTES", "encode_file", "ids_dtype"]
+__all__ = ["ENCODE_CHUNK_BYTES", "WORKER_OPTIONS", "encode_file", "ids_dtype"]
 
 #: Chunks of about 1 MB: a worker's memory stays near 20 MB, the last chunks
 #: keep both cores busy to the end, and the cost per chunk (a read, a pickle
@@ -66,11 +67,16 @@ ENCODE_CHUNK_BYTES = 1 << 20
 Ids = NDArray[np.unsignedinteger[Any]]
 #: One chunk to encode: (path, start byte, end byte, dtype of the ids).
 _Job = tuple[str, int, int, str]
+#: The keyword options of a tokenizer's constructor that a worker's copy is
+#: given too, read from the tokenizer's attributes of the same names.
+WORKER_OPTIONS = ("max_cached_pieces",)
 
 
 class FileEncoder(Protocol):
     """What ``encode_file`` needs of a tokenizer (``Tokenizer`` has it): its
-    ``encode``, and what its constructor takes, to rebuild it in a worker."""
+    ``encode``, and what its constructor takes, to rebuild it in a worker
+    (with those of ``WORKER_OPTIONS`` it has as attributes, such as
+    ``max_cached_pieces``, passed as keywords)."""
 
     vocab: dict[int, bytes]
     merges: list[tuple[bytes, bytes]]
@@ -176,8 +182,8 @@ def _start_worker(payload: str) -> None:
     read from the file ``_write_payload`` wrote."""
     global _WORKER_TOKENIZER
     with open(payload, "rb") as f:
-        factory, vocab, merges, specials = pickle.load(f)
-    _WORKER_TOKENIZER = factory(vocab, merges, specials)
+        factory, vocab, merges, specials, options = pickle.load(f)
+    _WORKER_TOKENIZER = factory(vocab, merges, specials, **options)
 
 
 def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
@@ -193,7 +199,8 @@ def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
     with open(path, "wb") as f:
         pickler = pickle.Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
         pickler.fast = True
-        pickler.dump((type(tokenizer), tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens))
+        options = {name: getattr(tokenizer, name) for name in WORKER_OPTIONS if hasattr(tokenizer, name)}
+        pickler.dump((type(tokenizer), tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens, options))
     return path
 
 

@@ -5,22 +5,24 @@ rules, the textbook's "first" rule included): the same incremental algorithm
 (pair counts corrected locally after each merge, a pair -> words index, a
 heap with lazy deletion), specialised to what ``train_bytelevel`` needs,
 bytes and the lexicographic tie rule, so that its state can be smaller. On
-the 32 MB standard-library corpus at vocabulary 10,000 (101,095 distinct
-pre-tokens, 866,566 bytes in them, 97,640 pairs alive at the end), measured
-with tracemalloc and /proc on CPython 3.11:
+the 32 MB offline corpus (``bpe-lab corpus --mb 32``) at vocabulary 10,000
+(101,212 distinct pre-tokens, ~96,000 pairs alive at the end), measured with
+``sys.getsizeof`` and /proc on CPython 3.11, this process grew from 37 MB to
+100 MB while learning, and now to 81-84 MB (the peak of all of training):
 
-- **the index**: ``learn_merges`` keeps a ``set`` of word ids per pair,
-  216 bytes for an empty set and ~30 per entry: 41 MB for the 714,000
-  entries at the start, 30 MB for the ~100,000 small sets at the end. Here
-  it is an ``array('I')`` per pair, 64 bytes plus 4 per entry (8 MB at the
-  end); duplicates and stale ids are allowed and removed when the pair is
-  merged, ``sorted(set(...))``, as the sets' stale ids were.
-- **the heap**: ``(-count, (key_left, key_right), pair)``, two tuples per
-  entry (~210 bytes); here one 4-tuple ``(-count, key_left, key_right,
-  pair)`` whose keys are shared ``bytes`` (~150 bytes; 190,000 entries).
+- **the index**: ``learn_merges`` keeps a ``set`` of word ids per pair (41
+  MB at the start); here an ``array('I')`` per pair, 64 bytes plus 4 per
+  entry, duplicates and stale ids removed when the pair is merged,
+  ``sorted(set(...))``. 55% of the pairs at the end are in one word only:
+  that word's id is kept as the int itself (``_add``): 19 MB -> 13 MB.
+- **the heap**: one 4-tuple ``(-count, key_left, key_right, pair)`` per
+  entry whose keys are shared ``bytes`` (~140 bytes). A pair whose count
+  fell is not pushed again (half of all changes): its old entry, now too
+  high, is re-pushed at the true count when it comes up (``pop_best``), so
+  the pair popped is still the true best. 190,000 entries (26 MB) -> 134,000
+  (18 MB), and fewer pushes.
 - **the input**: the pre-token counts are consumed while the words are
-  built (``popitem``), so the Counter of strings (10 MB) and a second copy of
-  the corpus as tuples of bytes (16 MB) are gone before the first merge.
+  built (``popitem``), then cleared: popitem never shrinks a dict's table.
 
 A word's symbols stay a ``list`` of small ints, the byte values first (an
 ``array`` would save 6 MB but makes ``index`` and ``count``, the hot path,
@@ -59,6 +61,19 @@ def _descending(symbol: bytes) -> bytes:
     return bytes(v for b in symbol for v in (0, 255 - b)) + b"\x01\x00"
 
 
+def _add(where: dict[int, int | array[int]], pair: int, w: int) -> None:
+    """Note that word ``w`` has ``pair``: a lone id is kept as the int itself
+    (55% of the pairs at the end), a second one makes an array."""
+    ids = where.get(pair)
+    if ids is None:
+        where[pair] = w
+    elif isinstance(ids, int):
+        if ids != w:
+            where[pair] = array(_WORD_IDS, (ids, w))
+    else:
+        ids.append(w)
+
+
 class _Learner:
     """The training state; the names and the worked cases are ``train_fast``'s
     (``_Trainer``), which this follows step for step for the lexicographic
@@ -76,8 +91,9 @@ class _Learner:
             token, freq = counts.popitem()
             self.words.append(list(token))  # symbol ids = byte values, a C loop
             self.freqs.append(freq)
+        counts.clear()  # popitem never shrinks a dict: clear() frees its table (5 MB here)
         self.counts: dict[int, int] = {}
-        self.where: defaultdict[int, array[int]] = defaultdict(lambda: array(_WORD_IDS))
+        self.where: dict[int, int | array[int]] = {}
         self._count_all()
         self.heap: list[tuple[int, bytes, bytes, int]] = []
         self._rebuild_heap()
@@ -88,7 +104,13 @@ class _Learner:
         for w, word in enumerate(self.words):
             freq = self.freqs[w]
             for pair in {left * width + right for left, right in zip(word, word[1:])}:
-                where[pair].append(w)  # once per word: the index is a set in effect
+                ids = where.get(pair)  # once per word: the index is a set in effect
+                if ids is None:
+                    where[pair] = w
+                elif isinstance(ids, int):
+                    where[pair] = array(_WORD_IDS, (ids, w))
+                else:
+                    ids.append(w)
             for left, right in zip(word, word[1:]):
                 pair = left * width + right
                 counts[pair] = counts.get(pair, 0) + freq
@@ -106,9 +128,12 @@ class _Learner:
         entries (their count is no longer the pair's) are dropped."""
         heap, counts = self.heap, self.counts
         while heap:
-            neg, _, _, pair = heapq.heappop(heap)
-            if counts.get(pair) == -neg:
+            neg, key_left, key_right, pair = heapq.heappop(heap)
+            count = counts.get(pair)
+            if count == -neg:
                 return pair
+            if count is not None and count < -neg:  # it fell since: back in at its count
+                heapq.heappush(heap, (-count, key_left, key_right, pair))
         return None
 
     def pair_of(self, pair: int) -> tuple[bytes, bytes]:
@@ -125,7 +150,8 @@ class _Learner:
             self.symbols.append(symbol)
             self.keys.append(_descending(symbol))
         delta: defaultdict[int, int] = defaultdict(int)
-        for w in sorted(set(self.where.pop(pair))):  # O(k log k), duplicates and stale ids dropped
+        ids = self.where.pop(pair)
+        for w in (ids,) if isinstance(ids, int) else sorted(set(ids)):  # O(k log k), duplicates and stale ids dropped
             self._merge_word(w, left, right, joined, delta)
         del self.counts[pair]  # every occurrence was joined or broken up
         delta.pop(pair, None)
@@ -164,11 +190,11 @@ class _Learner:
             if prev is not None:
                 delta[prev * width + left] -= freq
                 delta[prev * width + joined] += freq
-                where[prev * width + joined].append(w)
+                _add(where, prev * width + joined, w)
             if nxt is not None:
                 delta[right * width + nxt] -= freq
                 delta[joined * width + nxt] += freq
-                where[joined * width + nxt].append(w)
+                _add(where, joined * width + nxt, w)
         if out is not None and start:
             self.words[w] = out + word[start:]
 
@@ -183,7 +209,8 @@ class _Learner:
             count = counts.get(pair, 0) + change
             if count:
                 counts[pair] = count
-                heapq.heappush(heap, (-count, keys[pair // width], keys[pair % width], pair))
+                if change > 0:  # a fall is pushed lazily, when the old entry comes up (``pop_best``)
+                    heapq.heappush(heap, (-count, keys[pair // width], keys[pair % width], pair))
             else:
                 counts.pop(pair, None)
                 where.pop(pair, None)

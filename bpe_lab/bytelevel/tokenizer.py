@@ -139,7 +139,8 @@ class Tokenizer:
         self._specials = SpecialTokens(special_tokens or [])  # checks them
         self.special_tokens: list[str] = self._specials.tokens
         self.special_ids: dict[str, int] = self._add_special_tokens()
-        self._cache = _PieceCache(self._encode_piece, check_int(max_cached_pieces, "max_cached_pieces", minimum=1))
+        self.max_cached_pieces: int = check_int(max_cached_pieces, "max_cached_pieces", minimum=1)
+        self._cache = _PieceCache(self._encode_piece, self.max_cached_pieces)
 
     @classmethod
     def byte_level(cls, special_tokens: Sequence[str] | None = None) -> Tokenizer:

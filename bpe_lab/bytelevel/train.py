@@ -13,20 +13,10 @@ string and no word is ever out of vocabulary. What this module adds on top of
 3. the file is read in chunks cut where cutting changes nothing (see
    ``chunk_bounds``), counted in parallel worker processes when it is large.
 
-Where the memory goes, at vocabulary 10,000 on the 32 MB standard-library
-corpus (101,095 distinct pre-tokens), the resident memory of this process
-and its workers summed, sampled every 20 ms (``bench_runs.TreeMemory``):
-counting, two workers of up to 60 MB each with 4 MB chunks (a chunk's list
-of pre-tokens is ~15x its size), 170 MB in all; learning, the main process
-grew from 111 MB to 190 MB: the Counter of strings (10 MB) and the corpus as
-tuples of bytes (16 MB) stayed alive beside ``learn_merges``'s state, whose
-pair index of one ``set`` per pair (41 MB at the start, 30 MB at the end)
-and heap of nested tuples (~35 MB) were the largest parts. Peak 217 MB,
-against 105 MB for HF tokenizers on one thread. Now: 1 MB chunks (workers
-near 45 MB), the counts consumed into bytes keys (``_as_bytes``) and then
-into ``merge_learner``'s compact state (arrays for the index, flat heap
-entries), which is also 15% faster: peak 130 MB with 2 workers (set by the
-counting phase), 107 MB in one process, at 1.8-1.9x HF's speed (bench).
+Memory: the counting workers are subprocesses (``_WORKER_CODE``), this
+process counts a share of the chunks itself, and the merges are learned by
+``merge_learner``, whose docstring says where the memory goes: peak 81 MB
+with or without workers at vocabulary 10,000 on 32 MB, HF tokenizers 105 MB.
 
 Then the merges are learned with ties going to the lexicographically greater
 pair of bytes (``tie_break="lexicographic"`` in ``core.symbols``). The
@@ -47,11 +37,17 @@ given, then one entry per merge, ``vocab_size`` in all.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import multiprocessing
 import os
+import pickle
+import queue
 import re
-from collections import Counter
+import subprocess
+import sys
+import threading
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -69,30 +65,20 @@ Merges = list[tuple[bytes, bytes]]
 
 _BYTES = [bytes([b]) for b in range(256)]  # a shared bytes object per byte value
 
-#: Aim for chunks of about this many bytes: big enough that process overhead
-#: is small, small enough that a worker's memory stays bounded (a chunk's
-#: list of pre-tokens takes roughly 15x the chunk's size). At 4 MB the two
-#: counting workers reached 60 MB each and set the peak of the whole
-#: training (170 MB of 173); at 1 MB they stay near 45 MB (25 of them the
-#: interpreter) at the same speed, within the noise of 2 shared cores.
-CHUNK_BYTES = 1 << 20
-#: Below this size one process counts everything: starting workers would cost
-#: more than it saves.
+#: Chunks of about this many bytes: the cost per chunk (a pickle, adding up
+#: its counts) stays small, and so do the processes: at 1 MB workers reached
+#: 38 MB and the peak 91 MB; at 256 KB, 25 MB and 81 MB, at the same speed.
+CHUNK_BYTES = 1 << 18
+#: Below this size one process counts everything: workers would cost more.
 PARALLEL_MIN_BYTES = 8 << 20
 _WINDOW = 1 << 16  # how far ahead a cut point is looked for, per read
 
-#: How worker processes are started: never "fork". Forking a process that
-#: runs threads (a notebook's kernel, tqdm's monitor, a BLAS pool) can copy a
-#: lock that another thread holds into the child, which then deadlocks;
-#: Python 3.12+ warns "This process is multi-threaded, use of fork() may lead
-#: to deadlocks in the child", and 3.14 no longer forks by default.
-#: "forkserver" (POSIX) forks the workers from a small server process that
-#: has no threads; Windows has only "spawn". The price is one fresh import of
-#: bpe_lab per worker, once per training. Measured on 2 cores, CPython 3.11,
-#: 2 workers, 300 merges, stdlib source as the corpus, best of 5 (of 3):
-#: 6 MB: fork 0.35 s, forkserver 0.37 s, spawn 0.40 s (one worker: 0.40 s);
-#: 24 MB: fork 1.06 s, forkserver 1.06 s, spawn 1.09 s (one worker: 1.59 s).
-#: A fixed 20-50 ms, which does not grow with the file: it does not matter.
+#: How ``encode_file``'s workers start: never "fork", which in a process
+#: with threads (a notebook's kernel, tqdm's monitor) can copy a held lock
+#: into the child, which then deadlocks (3.12+ warns). "forkserver" (POSIX)
+#: forks them from a server without threads; Windows has only "spawn".
+#: Counting workers are subprocesses (``_WORKER_CODE``): starting one costs
+#: a fixed ~70 ms (importing bpe_lab, 3.11), while this process counts.
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
@@ -116,11 +102,11 @@ def train_bytelevel(
     default), raises ValueError or passes silently ("ignore").
 
     ``workers``: processes that count pre-tokens (default: one for inputs
-    under ``PARALLEL_MIN_BYTES``, else up to ``os.cpu_count()``); the result
-    never depends on it. Workers are started with ``START_METHOD``, which
-    re-imports the main module in each: a script that trains with workers
-    needs the usual ``if __name__ == "__main__":`` guard. ``progress``: show
-    progress bars (default: on for large inputs in a terminal or notebook).
+    under ``PARALLEL_MIN_BYTES``, else ``os.cpu_count()``); the result
+    never depends on it. This process is one of them; the others are fresh
+    interpreters that import bpe_lab (not the main module: no ``__main__``
+    guard is needed). ``progress``: show progress bars (default: on for
+    large inputs in a terminal or notebook).
 
     Raises FileNotFoundError / IsADirectoryError for a bad path, ValueError
     for an empty or non-UTF-8 file (naming the byte offset), a ``vocab_size``
@@ -131,10 +117,10 @@ def train_bytelevel(
     num_merges = _check_vocab_size(vocab_size, len(specials))
     on_short = check_choice(on_short, "on_short", ON_SHORT)
     path = _check_file(input_path)
-    size = path.stat().st_size
-    show = want_progress(progress, size)
-    counts = count_pretokens(path, specials, workers=workers, chunk_bytes=chunk_bytes, progress=show)
-    merges = _learn(_as_bytes(counts), num_merges, show)
+    show = want_progress(progress, path.stat().st_size)
+    counts = _count_bytes(path, specials, workers, chunk_bytes, show)
+    with progress_bar(show, num_merges, "learning merges", "merge") as bar:  # it consumes the counts
+        merges = learn_bytelevel_merges(counts, num_merges, progress=bar.update)
     report_short(num_merges, len(merges), on_short, what=f"merges (vocab_size={vocab_size})", stacklevel=2)
     return build_vocab(specials, merges), merges
 
@@ -268,9 +254,12 @@ def _next_cut(f: BinaryIO, wanted: int, size: int, specials: re.Pattern[bytes] |
 # -- counting pre-tokens ---------------------------------------------------
 
 
-def _count_chunk(job: tuple[str, int, int, tuple[str, ...]]) -> Counter[str]:
-    """Count the pre-tokens of one chunk (run in a worker process).
-    O(chunk) time; memory about 15x the chunk for its list of pre-tokens."""
+_Job = tuple[str, int, int, tuple[str, ...]]  # (path, start, end, special tokens)
+
+
+def _count_chunk(job: _Job) -> Counter[str]:
+    """Count the pre-tokens of one chunk. O(chunk) time; memory a few times
+    the chunk (its text, its pieces between special tokens, the Counter)."""
     path, start, end, special_tokens = job
     with open(path, "rb") as f:
         f.seek(start)
@@ -279,8 +268,119 @@ def _count_chunk(job: tuple[str, int, int, tuple[str, ...]]) -> Counter[str]:
     counts: Counter[str] = Counter()
     for piece, is_special in split_special(text, special_tokens):
         if not is_special:
-            counts.update(gpt2_pretokenize(piece))  # Counter's C loop
+            counts.update(gpt2_pretokenize(piece))  # Counter's C loop, one document's list at a time
     return counts
+
+
+def _count_chunk_bytes(job: _Job) -> dict[bytes, int]:
+    """One chunk's counts keyed by UTF-8 bytes, as a worker sends them back."""
+    return {token.encode("utf-8"): n for token, n in _count_chunk(job).items()}
+
+
+def serve_counting() -> None:
+    """What a counting worker runs (``_WORKER_CODE``): read pickled jobs from
+    stdin until it closes; write each one's counts, or its error, to stdout."""
+    with contextlib.suppress(EOFError):
+        while job := pickle.load(sys.stdin.buffer):
+            try:
+                reply: tuple[bool, object] = (True, _count_chunk_bytes(job))
+            except Exception as err:  # raised again in the main process
+                reply = (False, err)
+            pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+            sys.stdout.buffer.flush()
+
+
+#: A counting worker is a fresh interpreter started by ``subprocess``, like
+#: "spawn" (never forked, see ``START_METHOD``), without multiprocessing's two
+#: helper processes, the forkserver and the resource tracker (12-13 MB each,
+#: alive until the program ends; no public API stops them on 3.10-3.13). It
+#: imports bpe_lab, never the main module: a script needs no ``__main__`` guard.
+_WORKER_CODE = "from bpe_lab.bytelevel.train import serve_counting; serve_counting()"
+_Done = tuple[int, bool, object]  # (chunk index, True and its counts, or False and its error)
+
+
+def _start_worker() -> subprocess.Popen[bytes]:
+    root = str(Path(__file__).resolve().parents[2])  # the same bpe_lab as ours
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen(
+        [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+
+
+def _feed(
+    worker: subprocess.Popen[bytes], jobs: deque[tuple[int, _Job]], done: queue.SimpleQueue[_Done | None]
+) -> None:
+    """(A thread per worker, waiting on its pipes.) Hand ``worker`` the next
+    job until none is left and put each reply on ``done``; None when finished."""
+    assert worker.stdin is not None and worker.stdout is not None
+    try:
+        while jobs:
+            index, job = jobs.popleft()  # atomic; IndexError if the main thread took the last one
+            try:
+                pickle.dump(job, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                worker.stdin.flush()
+                done.put((index, *pickle.load(worker.stdout)))
+            except (OSError, EOFError, pickle.UnpicklingError) as err:
+                done.put((index, False, RuntimeError(f"a counting worker died (exit code {worker.poll()}): {err!r}")))
+                return
+    except IndexError:
+        pass
+    finally:
+        done.put(None)
+
+
+def _count_bytes(
+    path: str | os.PathLike[str], special_tokens: Sequence[str], workers: int | None, chunk_bytes: int, progress: bool
+) -> dict[bytes, int]:
+    """``count_pretokens`` keyed by bytes. This process counts chunks too,
+    beside ``workers - 1`` worker processes, and adds up their counts as they
+    arrive (in any order: a sum); the first bad chunk in the file raises."""
+    workers = None if workers is None else check_int(workers, "workers", minimum=1)
+    bounds = chunk_bounds(path, special_tokens, chunk_bytes)
+    jobs = deque((i, (str(path), a, b, tuple(special_tokens))) for i, (a, b) in enumerate(zip(bounds, bounds[1:])))
+    if workers is None:
+        workers = 1 if bounds[-1] < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)
+    workers = max(1, min(workers, len(jobs), os.cpu_count() or 1)) if sys.executable else 1
+    total: dict[bytes, int] = {}
+    errors: list[tuple[int, BaseException]] = []
+    done: queue.SimpleQueue[_Done | None] = queue.SimpleQueue()
+    helpers = [_start_worker() for _ in range(workers - 1)]
+    running = len(helpers)
+    with progress_bar(progress, len(jobs), "counting pre-tokens", "chunk") as bar:
+
+        def take(index: int, ok: bool, result: object) -> None:
+            if not ok:
+                errors.append((index, result))  # type: ignore[arg-type]
+                return jobs.clear()  # every chunk before this one was handed out already
+            get = total.get
+            for token, n in result.items():  # type: ignore[attr-defined]  # O(distinct in the chunk)
+                total[token] = get(token, 0) + n
+            bar.update(1)
+
+        try:
+            for worker in helpers:
+                threading.Thread(target=_feed, args=(worker, jobs, done), daemon=True).start()
+            while jobs or running:
+                with contextlib.suppress(IndexError):  # a worker may take the last job first
+                    index, job = jobs.popleft()
+                    try:
+                        take(index, True, _count_chunk_bytes(job))
+                    except Exception as err:
+                        take(index, False, err)
+                while running and (not jobs or not done.empty()):  # the replies so far; at the end, all
+                    reply = done.get()
+                    running -= reply is None
+                    if reply is not None:
+                        take(*reply)
+        finally:  # also on an error or Ctrl-C: a worker exits after its chunk (~0.1 s)
+            jobs.clear()
+            for worker in helpers:
+                with contextlib.suppress(OSError):
+                    worker.stdin.close()  # type: ignore[union-attr]  # its cue to exit
+                worker.wait()
+    if errors:
+        raise min(errors, key=lambda error: error[0])[1]
+    return total
 
 
 def count_pretokens(
@@ -292,40 +392,8 @@ def count_pretokens(
     progress: bool = False,
 ) -> Counter[str]:
     """How often each GPT-2 pre-token occurs in the file, special tokens cut
-    out first. Chunks are counted in ``workers`` processes (see
-    ``train_bytelevel``); the total is the same whatever ``workers`` is."""
-    if workers is not None:
-        workers = check_int(workers, "workers", minimum=1)
-    bounds = chunk_bounds(path, special_tokens, chunk_bytes)
-    jobs = [(str(path), a, b, tuple(special_tokens)) for a, b in zip(bounds, bounds[1:])]
-    if workers is None:
-        workers = 1 if bounds[-1] < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)
-    workers = max(1, min(workers, len(jobs), os.cpu_count() or 1))
-    total: Counter[str] = Counter()
-    with progress_bar(progress, len(jobs), "counting pre-tokens", "chunk") as bar:
-        if workers == 1:
-            for job in jobs:
-                total.update(_count_chunk(job))
-                bar.update(1)
-        else:
-            with multiprocessing.get_context(START_METHOD).Pool(workers) as pool:
-                for counts in pool.imap(_count_chunk, jobs):  # in order: the first bad chunk raises first
-                    total.update(counts)
-                    bar.update(1)
-    return total
-
-
-def _as_bytes(counts: Counter[str]) -> dict[bytes, int]:
-    """The counts keyed by UTF-8 bytes, emptying ``counts`` on the way, so
-    that the strings are freed as the bytes are made (never both in full)."""
-    data: dict[bytes, int] = {}
-    while counts:  # O(distinct pre-tokens)
-        token, n = counts.popitem()
-        data[token.encode("utf-8")] = n
-    return data
-
-
-def _learn(counts: dict[bytes, int], num_merges: int, show: bool) -> Merges:
-    """``merge_learner``: ``train_fast``'s loop in less memory; it consumes ``counts``."""
-    with progress_bar(show, num_merges, "learning merges", "merge") as bar:
-        return learn_bytelevel_merges(counts, num_merges, progress=bar.update)
+    out first. Chunks are counted in ``workers`` processes, this one
+    included (see ``train_bytelevel``); the total is the same whatever
+    ``workers`` is."""
+    counts = _count_bytes(path, special_tokens, workers, chunk_bytes, progress)
+    return Counter({token.decode("utf-8"): n for token, n in counts.items()})
