@@ -121,3 +121,19 @@ def test_readable_quotes_pairs_rounds_floats_and_dashes_none():
     assert shown.loc["('a', 'b')", "pair"] == "(',', '</w>')"
     assert shown.iloc[0]["share"] == 0.123 and shown.iloc[0]["next"] == "—"
     assert frame.iloc[0]["pair"] == (",", "</w>")  # the data is unchanged
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "shown"),
+    [
+        ("en", "It roughly doubles.", "The answer: It roughly doubles."),
+        ("en", "Why not?", "The answer: Why not?"),
+        ("en", "(e, s)", "The answer: (e, s)."),
+        ("zh", "大约翻倍。", "答案：大约翻倍。"),
+        ("zh", "(e, s)", "答案：(e, s)。"),
+    ],
+)
+def test_an_answer_that_is_a_sentence_gets_one_full_stop(lang, answer, shown):
+    q = Quiz("?", {answer: "because.", "other": "no."}, answer=answer, lang=lang)
+    q.reveal_button.click()
+    assert q.feedback.splitlines()[0] == shown

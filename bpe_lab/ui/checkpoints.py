@@ -189,6 +189,13 @@ class _Checkpoint:
         return bundle
 
 
+def _answer_is(L: Mapping[str, str], answer: str) -> str:
+    """"The answer: ANSWER." without a second full stop when the answer is
+    a sentence of its own."""
+    text = L["answer_is"].format(answer=answer)
+    return text[:-1] if answer.endswith((".", "?", "!", "。", "？", "！")) else text
+
+
 def _pick(options: Sequence[str], value: object) -> str | None:
     """The option ``value`` names: its text (compared with ``normalize``),
     or its index; None if it names none."""
@@ -232,7 +239,7 @@ class Quiz(_Checkpoint):
 
     def _solution(self) -> str:
         L = self.labels
-        lines = [L["answer_is"].format(answer=self.right), L["why"] + self.explanations[self.right]]
+        lines = [_answer_is(L, self.right), L["why"] + self.explanations[self.right]]
         lines += [f"✗ {option}: {why}" for option, why in self.explanations.items() if option != self.right]
         return "\n".join(lines)
 
@@ -285,7 +292,7 @@ class Predict(_Checkpoint):
 
     def _solution(self) -> str:
         L = self.labels
-        return L["answer_is"].format(answer=self.right) + " " + L["why"] + self.why
+        return _answer_is(L, self.right) + " " + L["why"] + self.why
 
 
 class Numeric(_Checkpoint):
@@ -335,4 +342,4 @@ class Numeric(_Checkpoint):
         L = self.labels
         within = " " + L["within"].format(tolerance=f"{self.tolerance:g}") if self.tolerance else ""
         shown = f"{self.right:g}{within}"
-        return L["answer_is"].format(answer=shown) + " " + L["why"] + self.why
+        return _answer_is(L, shown) + " " + L["why"] + self.why
