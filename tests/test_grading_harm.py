@@ -183,8 +183,8 @@ print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss 
                   "message": messages["03_encoding_encode_word"]}))
 """
 
-#: prints 240 MB of output, in messages of 40 MB
-FLOOD = "for _ in range(6):\n    print('x' * (40 << 20))\n"
+#: prints 100 MB of output in one message
+FLOOD = "print('x' * (100 << 20))\n"
 #: the first value each test cell reports becomes a list of a million zeros, three megabytes of text
 FORGE = (
     "import IPython.display as _display\n"
@@ -219,25 +219,19 @@ def _write(folder, code: str):
 
 
 def test_the_grader_drops_messages_too_large_to_read(tmp_path):
-    """A cell that prints 240 MB in messages of 40 MB: each is over
-    ``MAX_MESSAGE`` and dropped unread (the grader still receives it)."""
+    """A cell that prints 100 MB at once: the message is over
+    ``MAX_MESSAGE`` and dropped unread (received, never decoded)."""
     path = _write(tmp_path / "flood", FLOOD)
     capped, uncapped = _grader(path, True), _grader(path, False)
     assert capped["total"] == uncapped["total"] == 5
-    assert capped["peak_mb"] + 150 < uncapped["peak_mb"], (capped, uncapped)
+    assert capped["peak_mb"] + 60 < uncapped["peak_mb"], (capped, uncapped)
 
 
 def test_a_forged_report_too_long_to_be_a_value_is_not_parsed(tmp_path):
-    """Three megabytes of list text where the probe sends at most ``MAX_REPR``
-    characters: refused unparsed, not turned into gigabytes of syntax tree."""
+    """Three megabytes of list text where the probe sends at most
+    ``MAX_REPR`` characters: refused unparsed (parsed, it takes the grader
+    past a gigabyte of syntax tree)."""
     path = _write(tmp_path / "forge", FORGE)
-    capped, uncapped = _grader(path, True), _grader(path, False)
+    capped = _grader(path, True)
     assert capped["total"] < 5 and "more than a value may have" in capped["message"], capped
-    assert capped["peak_mb"] + 300 < uncapped["peak_mb"], (capped, uncapped)
-
-
-def test_the_budget_holds_without_a_sandbox_too(tmp_path):
-    path = _write(tmp_path / "forty", HARM["forty_processes"][0])
-    report = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, sandbox=False)[0]
-    assert _points(report) == {ENCODE: 0, DECODE: 2}, report.tasks
-    assert HARM["forty_processes"][2] in next(t.message for t in report.tasks if t.grade_id == ENCODE)
+    assert capped["peak_mb"] < 400, capped
