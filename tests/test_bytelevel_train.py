@@ -11,7 +11,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.bytelevel.train import START_METHOD, chunk_bounds, count_pretokens, train_bytelevel
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.bytelevel.train import chunk_bounds, count_pretokens, train_bytelevel
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair
 
@@ -315,30 +316,41 @@ def test_bad_workers_and_chunk_size(corpus_file):
 
 def test_workers_are_not_forked(corpus_file):
     """Forking a multi-threaded process can deadlock (Python 3.12+ warns)."""
-    assert START_METHOD in ("forkserver", "spawn")
     path = corpus_file("some text, some more text\n" * 50)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)  # 3.12+: "use of fork() may lead to deadlocks"
         assert train_bytelevel(path, 262, [], workers=2, chunk_bytes=64) == train_bytelevel(path, 262, [], workers=1)
 
 
-def test_a_script_without_a_main_guard_trains_with_workers(corpus_file, tmp_path):
-    """Counting workers import bpe_lab, never the main module (a worker's
-    error coming back: test_non_utf8_file_names_the_byte_offset)."""
+@pytest.mark.parametrize("read_from_stdin", [False, True])
+def test_a_script_without_a_main_guard_trains_and_encodes_with_workers(corpus_file, tmp_path, read_from_stdin):
+    """Workers import bpe_lab, never the main module: a script needs no
+    ``__main__`` guard, and one read from stdin (``python -``), which
+    multiprocessing's spawn and forkserver cannot import, works too (a
+    worker's error coming back: test_non_utf8_file_names_the_byte_offset)."""
     import subprocess
     import sys
 
     path = corpus_file("some text, some more text\n" * 200)
-    script = tmp_path / "train_me.py"
-    script.write_text(
+    code = (
         "from bpe_lab.bytelevel.train import train_bytelevel\n"
-        f"print(len(train_bytelevel({path!r}, 280, [], workers=2, chunk_bytes=256, on_short='ignore')[1]))\n"
+        "from bpe_lab.bytelevel.tokenizer import Tokenizer\n"
+        f"vocab, merges = train_bytelevel({path!r}, 280, [], workers=2, chunk_bytes=256, on_short='ignore')\n"
+        f"ids = Tokenizer(vocab, merges, []).encode_file({path!r}, workers=2, chunk_bytes=256)\n"
+        "print(len(merges), len(ids))\n"
     )
+    script = tmp_path / "train_me.py"
+    script.write_text(code)
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": root}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    command = [sys.executable, "-"] if read_from_stdin else [sys.executable, str(script)]
+    done = subprocess.run(
+        command, input=code if read_from_stdin else None, capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == str(len(quietly(path, 280, [], workers=1)[1]))
+    vocab, merges = quietly(path, 280, [], workers=1)
+    expected = len(Tokenizer(vocab, merges, []).encode(Path(path).read_text()))
+    assert done.stdout.split() == [str(len(merges)), str(expected)]
 
 
 # -- the compact merge learner ---------------------------------------------

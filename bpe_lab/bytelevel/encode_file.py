@@ -13,16 +13,17 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
   gives exactly the ids of ``encode`` on the whole text (``encode``'s
   default: every special token of the tokenizer becomes its id), which the
   tests check with cuts forced every few bytes.
-- **Workers.** Chunks are encoded in worker processes started with
-  ``train.START_METHOD`` (forkserver or spawn, never fork). Each worker
-  receives the tokenizer once, when it starts (a pool initializer rebuilds it
-  from its vocabulary, merges, special tokens and the constructor options of
-  ``WORKER_OPTIONS``, such as ``max_cached_pieces``; about 0.2 s for GPT-2),
-  and then only ``(path, start, end)`` per chunk: it reads its chunk itself,
-  so the parent never holds the text, and its pre-token cache stays warm from
-  one chunk to the next. A worker sends back a NumPy array (2 bytes per id).
-- **Bounded memory.** At most ``2 * workers`` chunks are in flight; the
-  parent writes each finished chunk, in order, to the ``.npy`` file and
+- **Workers.** Chunks are encoded in worker processes (``workers``: fresh
+  interpreters over pipes, never forked, never importing the main module).
+  Each worker rebuilds the tokenizer once, when it starts, from a file this
+  process writes (its vocabulary, merges, special tokens and the
+  constructor options of ``WORKER_OPTIONS``, such as ``max_cached_pieces``;
+  about 0.2 s for GPT-2), and then receives only ``(path, start, end)`` per
+  chunk: it reads its chunk itself, so this process never holds the text,
+  and its pre-token cache stays warm from one chunk to the next. Chunks go
+  to the workers in turn, and each sends back a NumPy array (2 bytes per id).
+- **Bounded memory.** At most ``2 * workers`` chunks are in flight; this
+  process writes each finished chunk, in order, to the ``.npy`` file and
   drops it. The header goes first with a length of 0 and is rewritten with
   the real length at the end (NumPy pads the header so that the length can
   grow to 21 digits in place). The parent's memory is a few chunks' ids
@@ -36,14 +37,11 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import pickle
 import tempfile
-from collections import deque
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import closing
-from multiprocessing.pool import AsyncResult, Pool
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -52,11 +50,12 @@ from numpy.lib import format as npy_format
 from numpy.typing import DTypeLike, NDArray
 
 from bpe_lab.bytelevel.progress import Bar, progress_bar, want_progress
-from bpe_lab.bytelevel.train import PARALLEL_MIN_BYTES, START_METHOD, chunk_bounds
+from bpe_lab.bytelevel.train import PARALLEL_MIN_BYTES, chunk_bounds
+from bpe_lab.bytelevel.workers import Worker, parallel_ok, serve
 from bpe_lab.core.symbols import check_int
 from bpe_lab.core.textfile import check_file, decode_utf8
 
-__all__ = ["ENCODE_CHUNK_BYTES", "WORKER_OPTIONS", "encode_file", "ids_dtype"]
+__all__ = ["ENCODE_CHUNK_BYTES", "WORKER_OPTIONS", "encode_file", "ids_dtype", "serve_encoding"]
 
 #: Chunks of about 1 MB: a worker's memory stays near 20 MB, the last chunks
 #: keep both cores busy to the end, and the cost per chunk (a read, a pickle
@@ -142,7 +141,7 @@ def encode_file(
     jobs = [(str(source), start, end, chosen.str) for start, end in zip(bounds, bounds[1:]) if start < end]
     if workers is None:
         workers = 1 if bounds[-1] < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)
-    workers = max(1, min(workers, len(jobs), os.cpu_count() or 1))
+    workers = max(1, min(workers, len(jobs), os.cpu_count() or 1)) if parallel_ok() else 1
     show = want_progress(progress, bounds[-1])
     with progress_bar(show, bounds[-1], f"encoding {source.name}", "B", unit_scale=True) as bar:
         with closing(_encoded_chunks(tokenizer, jobs, workers)) as chunks:  # closing stops the workers
@@ -173,27 +172,26 @@ def _reporting(chunks: Iterable[tuple[_Job, Ids]], bar: Bar) -> Iterator[Ids]:
 
 # -- the workers ------------------------------------------------------------
 
-#: The tokenizer of this worker process, set once by ``_start_worker``.
-_WORKER_TOKENIZER: FileEncoder | None = None
 
-
-def _start_worker(payload: str) -> None:
-    """(In a worker, once.) Rebuild the tokenizer from what it is made of,
-    read from the file ``_write_payload`` wrote."""
-    global _WORKER_TOKENIZER
+def serve_encoding(payload: str) -> None:
+    """What an encoding worker runs (``_worker_code``): rebuild the tokenizer
+    from what ``_write_payload`` wrote, then encode chunks (``workers.serve``)."""
     with open(payload, "rb") as f:
         factory, vocab, merges, specials, options = pickle.load(f)
-    _WORKER_TOKENIZER = factory(vocab, merges, specials, **options)
+    tokenizer = factory(vocab, merges, specials, **options)
+    serve(lambda job: _encode_chunk(tokenizer, job))
+
+
+def _worker_code(payload: str) -> str:
+    return f"from bpe_lab.bytelevel.encode_file import serve_encoding; serve_encoding({payload!r})"
 
 
 def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
     """Pickle what the tokenizer is made of into a file for the workers.
 
-    A file, not the pool's ``initargs``: those are pickled in memory once per
-    worker, and the pickler's memo of 100,000 objects (GPT-2's vocabulary and
-    merges) took 14 MB in the parent, more than the ids of a 20 MB corpus.
     Streamed to a file without a memo (``fast``: nothing in it refers to
-    itself), it costs the parent almost nothing.
+    itself): the pickler's memo of 100,000 objects (GPT-2's vocabulary and
+    merges) took 14 MB in memory, more than the ids of a 20 MB corpus.
     """
     path = os.path.join(folder, "tokenizer.pickle")
     with open(path, "wb") as f:
@@ -202,12 +200,6 @@ def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
         options = {name: getattr(tokenizer, name) for name in WORKER_OPTIONS if hasattr(tokenizer, name)}
         pickler.dump((type(tokenizer), tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens, options))
     return path
-
-
-def _encode_job(job: _Job) -> Ids:
-    """(In a worker, per chunk.)"""
-    assert _WORKER_TOKENIZER is not None, "the pool initializer did not run"
-    return _encode_chunk(_WORKER_TOKENIZER, job)
 
 
 def _encode_chunk(tokenizer: FileEncoder, job: _Job) -> Ids:
@@ -223,28 +215,28 @@ def _encode_chunk(tokenizer: FileEncoder, job: _Job) -> Ids:
 
 
 def _encoded_chunks(tokenizer: FileEncoder, jobs: list[_Job], workers: int) -> Generator[Ids, None, None]:
-    """Each job's ids, in file order: here, or in ``workers`` processes with
-    at most ``2 * workers`` chunks in flight (so that a slow consumer cannot
-    make finished chunks pile up in memory)."""
+    """Each job's ids, in file order: here, or in ``workers`` processes, job
+    ``i`` to worker ``i % workers``, with at most two jobs per worker in
+    flight (so that a slow consumer cannot make finished chunks pile up in
+    memory, and no worker waits for its next job)."""
     if workers == 1:
         for job in jobs:
             yield _encode_chunk(tokenizer, job)
         return
-    context = multiprocessing.get_context(START_METHOD)
     with tempfile.TemporaryDirectory(prefix="bpe_lab_") as folder:
-        payload = _write_payload(tokenizer, folder)
-        with context.Pool(workers, _start_worker, (payload,)) as pool:
-            yield from _in_order(pool, jobs, workers)
-
-
-def _in_order(pool: Pool, jobs: list[_Job], workers: int) -> Iterator[Ids]:
-    pending: deque[AsyncResult[Ids]] = deque()
-    for job in jobs:
-        pending.append(pool.apply_async(_encode_job, (job,)))
-        if len(pending) >= 2 * workers:
-            yield pending.popleft().get()  # the first bad chunk raises first
-    while pending:
-        yield pending.popleft().get()
+        code = _worker_code(_write_payload(tokenizer, folder))
+        pool = [Worker(code, "an encoding worker") for _ in range(workers)]
+        try:
+            for i, job in enumerate(jobs[: 2 * workers]):
+                pool[i % workers].send(job)
+            for i in range(len(jobs)):
+                ids = pool[i % workers].receive()  # the first bad chunk raises first
+                if i + 2 * workers < len(jobs):
+                    pool[i % workers].send(jobs[i + 2 * workers])
+                yield ids  # type: ignore[misc]
+        finally:  # also on an error, Ctrl-C or a consumer that stops early
+            for worker in pool:
+                worker.close()
 
 
 # -- the .npy file ----------------------------------------------------------

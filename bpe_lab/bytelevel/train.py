@@ -13,7 +13,7 @@ string and no word is ever out of vocabulary. What this module adds on top of
 3. the file is read in chunks cut where cutting changes nothing (see
    ``chunk_bounds``), counted in parallel worker processes when it is large.
 
-Memory: the counting workers are subprocesses (``_WORKER_CODE``), this
+Memory: the counting workers are fresh interpreters (``workers``), this
 process counts a share of the chunks itself, and the merges are learned by
 ``merge_learner``, whose docstring says where the memory goes: peak 81 MB
 with or without workers at vocabulary 10,000 on 32 MB, HF tokenizers 105 MB.
@@ -39,13 +39,9 @@ from __future__ import annotations
 
 import contextlib
 import heapq
-import multiprocessing
 import os
-import pickle
 import queue
 import re
-import subprocess
-import sys
 import threading
 from collections import Counter, deque
 from collections.abc import Iterator, Sequence
@@ -54,6 +50,7 @@ from typing import BinaryIO
 
 from bpe_lab.bytelevel.merge_learner import learn_bytelevel_merges
 from bpe_lab.bytelevel.progress import progress_bar, want_progress
+from bpe_lab.bytelevel.workers import Worker, parallel_ok, serve
 from bpe_lab.core.pretokenize import gpt2_pretokenize, special_token_pattern, split_special
 from bpe_lab.core.symbols import ON_SHORT, OnShort, check_choice, check_int, report_short
 from bpe_lab.core.textfile import check_file, decode_utf8
@@ -72,14 +69,6 @@ CHUNK_BYTES = 1 << 18
 #: Below this size one process counts everything: workers would cost more.
 PARALLEL_MIN_BYTES = 8 << 20
 _WINDOW = 1 << 16  # how far ahead a cut point is looked for, per read
-
-#: How ``encode_file``'s workers start: never "fork", which in a process
-#: with threads (a notebook's kernel, tqdm's monitor) can copy a held lock
-#: into the child, which then deadlocks (3.12+ warns). "forkserver" (POSIX)
-#: forks them from a server without threads; Windows has only "spawn".
-#: Counting workers are subprocesses (``_WORKER_CODE``): starting one costs
-#: a fixed ~70 ms (importing bpe_lab, 3.11), while this process counts.
-START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 def train_bytelevel(
@@ -278,50 +267,25 @@ def _count_chunk_bytes(job: _Job) -> dict[bytes, int]:
 
 
 def serve_counting() -> None:
-    """What a counting worker runs (``_WORKER_CODE``): read pickled jobs from
-    stdin until it closes; write each one's counts, or its error, to stdout."""
-    with contextlib.suppress(EOFError):
-        while job := pickle.load(sys.stdin.buffer):
-            try:
-                reply: tuple[bool, object] = (True, _count_chunk_bytes(job))
-            except Exception as err:  # raised again in the main process
-                reply = (False, err)
-            pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-            sys.stdout.buffer.flush()
+    """What a counting worker runs (``_WORKER_CODE``, see ``workers``)."""
+    serve(_count_chunk_bytes)
 
 
-#: A counting worker is a fresh interpreter started by ``subprocess``, like
-#: "spawn" (never forked, see ``START_METHOD``), without multiprocessing's two
-#: helper processes, the forkserver and the resource tracker (12-13 MB each,
-#: alive until the program ends; no public API stops them on 3.10-3.13). It
-#: imports bpe_lab, never the main module: a script needs no ``__main__`` guard.
 _WORKER_CODE = "from bpe_lab.bytelevel.train import serve_counting; serve_counting()"
 _Done = tuple[int, bool, object]  # (chunk index, True and its counts, or False and its error)
 
 
-def _start_worker() -> subprocess.Popen[bytes]:
-    root = str(Path(__file__).resolve().parents[2])  # the same bpe_lab as ours
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen(
-        [sys.executable, "-c", _WORKER_CODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-    )
-
-
-def _feed(
-    worker: subprocess.Popen[bytes], jobs: deque[tuple[int, _Job]], done: queue.SimpleQueue[_Done | None]
-) -> None:
+def _feed(worker: Worker, jobs: deque[tuple[int, _Job]], done: queue.SimpleQueue[_Done | None]) -> None:
     """(A thread per worker, waiting on its pipes.) Hand ``worker`` the next
     job until none is left and put each reply on ``done``; None when finished."""
-    assert worker.stdin is not None and worker.stdout is not None
     try:
         while jobs:
             index, job = jobs.popleft()  # atomic; IndexError if the main thread took the last one
             try:
-                pickle.dump(job, worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                worker.stdin.flush()
-                done.put((index, *pickle.load(worker.stdout)))
-            except (OSError, EOFError, pickle.UnpicklingError) as err:
-                done.put((index, False, RuntimeError(f"a counting worker died (exit code {worker.poll()}): {err!r}")))
+                worker.send(job)
+                done.put((index, True, worker.receive()))
+            except Exception as err:  # the chunk's error, or the worker died: the caller stops
+                done.put((index, False, err))
                 return
     except IndexError:
         pass
@@ -340,11 +304,11 @@ def _count_bytes(
     jobs = deque((i, (str(path), a, b, tuple(special_tokens))) for i, (a, b) in enumerate(zip(bounds, bounds[1:])))
     if workers is None:
         workers = 1 if bounds[-1] < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)
-    workers = max(1, min(workers, len(jobs), os.cpu_count() or 1)) if sys.executable else 1
+    workers = max(1, min(workers, len(jobs), os.cpu_count() or 1)) if parallel_ok() else 1
     total: dict[bytes, int] = {}
     errors: list[tuple[int, BaseException]] = []
     done: queue.SimpleQueue[_Done | None] = queue.SimpleQueue()
-    helpers = [_start_worker() for _ in range(workers - 1)]
+    helpers = [Worker(_WORKER_CODE, "a counting worker") for _ in range(workers - 1)]
     running = len(helpers)
     with progress_bar(progress, len(jobs), "counting pre-tokens", "chunk") as bar:
 
@@ -375,9 +339,7 @@ def _count_bytes(
         finally:  # also on an error or Ctrl-C: a worker exits after its chunk (~0.1 s)
             jobs.clear()
             for worker in helpers:
-                with contextlib.suppress(OSError):
-                    worker.stdin.close()  # type: ignore[union-attr]  # its cue to exit
-                worker.wait()
+                worker.close()
     if errors:
         raise min(errors, key=lambda error: error[0])[1]
     return total
