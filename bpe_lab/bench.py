@@ -38,6 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bpe_lab.bench_grading import bench_grading
 from bpe_lab.bench_runs import Result, Row, Sizes, in_fresh_process
 from bpe_lab.bench_scale import bench_encode_file, bench_growth
 from bpe_lab.core.corpora import python_docs
@@ -284,6 +285,9 @@ def format_table(rows: list[Row]) -> str:
 
 
 def _run(args: argparse.Namespace) -> None:
+    if args.grading is not None:
+        print(bench_grading(args.grading, Path(args.solutions), args.assignment).line(args.assignment))
+        return
     sizes = Sizes.quick() if args.quick else Sizes()
     if args.textbook_merges is not None:
         sizes = replace(sizes, textbook_merges=args.textbook_merges)
@@ -311,4 +315,9 @@ def add_bench_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         "--cache-dir", help="where to keep the corpus file (default: $BPE_LAB_CACHE or ~/.cache/bpe_lab)"
     )
     parser.add_argument("--quiet", action="store_true", help="print only the table")
+    parser.add_argument(
+        "--grading", type=int, metavar="N", help="instead: time grading N solved submissions (bench_grading)"
+    )
+    parser.add_argument("--assignment", default="02_training", help="with --grading: which (default: %(default)s)")
+    parser.add_argument("--solutions", default="solutions", help="with --grading: the solutions folder")
     parser.set_defaults(run=_run)

@@ -1,8 +1,15 @@
 """The benchmark runs end to end in a tiny quick mode (no timing assertions:
 the numbers belong in the README, not in a test on a shared machine)."""
 
+from pathlib import Path
+
+import pytest
+
 from bpe_lab.bench import Row, Sizes, format_table
+from bpe_lab.bench_grading import bench_grading
 from bpe_lab.cli import main
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 
 TINY = Sizes(
     corpus_bytes=200_000,
@@ -47,3 +54,17 @@ def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatc
 def test_table_numbers_the_notes():
     table = format_table([Row("a", "1 s", notes=["first", "second"]), Row("b", "2 s", notes=["third"])])
     assert "| a [1] [2] |" in table and "| b [3] |" in table and table.endswith("[3] third")
+
+
+def test_grading_benchmark_grades_each_copy_as_a_student_of_its_own(capsys):
+    main(["bench", "--grading", "2", "--assignment", "03_encoding", "--solutions", str(SOLUTIONS)])
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("graded 2 solved submissions of 03_encoding in ")
+    assert line.endswith("2 of 2 got full marks")
+
+
+def test_grading_benchmark_refuses_what_it_cannot_grade(tmp_path):
+    with pytest.raises(ValueError, match="at least 1, got 0"):
+        bench_grading(0, SOLUTIONS)
+    with pytest.raises(FileNotFoundError, match="no solution notebook"):
+        bench_grading(1, tmp_path, "02_training")
