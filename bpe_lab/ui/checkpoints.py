@@ -190,8 +190,8 @@ class _Checkpoint:
 
 
 def _answer_is(L: Mapping[str, str], answer: str) -> str:
-    """"The answer: ANSWER." without a second full stop when the answer is
-    a sentence of its own."""
+    """The "The answer: ANSWER." line, without a second full stop when the
+    answer is a sentence of its own."""
     text = L["answer_is"].format(answer=answer)
     return text[:-1] if answer.endswith((".", "?", "!", "。", "？", "！")) else text
 
