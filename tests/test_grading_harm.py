@@ -169,7 +169,7 @@ def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
 
 
 GRADER_MEMORY = """
-import json, resource, sys
+import json, sys
 from bpe_lab.grading import judge, sandbox
 from bpe_lab.grading.grader import Limits, grade
 from bpe_lab.grading.probe import MAX_REPR
@@ -179,7 +179,9 @@ if sys.argv[2] == "capped":
     sandbox.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])
 report = grade([sys.argv[1]], solutions_dir=sys.argv[5], limits=Limits(cell_timeout=60, memory_mb=3072), workers=1)[0]
 messages = {t.grade_id: t.message for t in report.tasks}
-print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10, "total": report.total,
+# VmHWM: this process's own peak (ru_maxrss would carry over the peak of the pytest process that forked it)
+peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(json.dumps({"peak_mb": peak >> 10, "total": report.total,
                   "message": messages["03_encoding_encode_word"]}))
 """
 
