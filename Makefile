@@ -13,7 +13,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. notebooks/00_why_subwords.ipynb
 
 test: lint browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=15
 
 # Lint, import order, formatting and types: CI fails on any of them.
 lint: $(STAMP)
