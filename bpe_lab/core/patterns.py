@@ -24,8 +24,12 @@ Where each pattern comes from (``SOURCES`` says the same):
   ``Tokenizer.pat_str`` (commit e8f0267). It is character for character the
   cl100k pattern as tiktoken first published it (openai/tiktoken commit
   1f098ca); tiktoken has since rewritten cl100k's pattern in a faster form,
-  so it no longer equals today's ``CL100K_PATTERN`` as a string, and the
-  tests check that the two cut text the same way.
+  so it no longer equals today's ``CL100K_PATTERN`` as a string. They cut
+  text the same way but at its very end: today's has one more branch,
+  ``\\s++$``, which takes the white space that ends a text as one piece
+  (``"ok\\n  "``: ``ok``, ``\\n  ``), where Llama 3's cuts it after its
+  last new line (``ok``, ``\\n``, ``  ``); ``tests/test_patterns.py`` pins
+  both.
 - ``SEED_ZH_PATTERN``, ``SEED_JA_PATTERN``: the "multi-language support"
   patterns of a Chinese tutorial among the course's seed articles
   ("BPE算法解析与实现：从理论到工程实践", AI智能范式网, 2026-08-17), section 3.3.
