@@ -8,7 +8,8 @@ that calls each hidden CALL with the task's forbidden functions guarded
 
 - ``{"repr": TEXT}``: the value was plain data (None, bool, int, float, str,
   bytes, and lists, tuples, dicts and sets of them), written with the *base
-  classes'* ``repr``, so a subclass cannot pretend with a ``__repr__`` of its
+  classes'* ``repr`` (``check.hidden.write_plain``, which nbgrader's scored
+  cells use too), so a subclass cannot pretend with a ``__repr__`` of its
   own; the grader parses TEXT with ``ast.literal_eval``;
 - ``{"unplain": TYPE}``: it was something else (a generator, a custom object
   whose ``__eq__`` always says True, a numpy array): never passed to
@@ -24,72 +25,17 @@ is the kernel's word: the grader believes it only where it costs points
 
 from __future__ import annotations
 
+from bpe_lab.grading.check.hidden import MAX_REPR
 from bpe_lab.grading.sandbox import RESULT_MIME
 
 __all__ = ["MAX_REPR", "probe_source"]
 
-#: The longest text of a hidden call's value that the kernel sends back.
-MAX_REPR = 100_000
 
 _PROBE = """
 def __bpe_lab_probe():
     from IPython.display import publish_display_data
+    from bpe_lab.grading.check.hidden import NotPlain, TooLarge, write_plain
     from bpe_lab.grading.guard import Delegated, guard
-    import operator
-
-    class TooLarge(Exception):
-        pass
-
-    class Unplain(Exception):
-        pass
-
-    def dump(value, out, depth):
-        # append the text of a plain value to out (its length first), with
-        # the base classes' repr; TooLarge past the limit
-        def put(text):
-            out[0] += len(text)
-            if out[0] > {limit}:
-                raise TooLarge()
-            out.append(text)
-
-        if depth > 60:
-            raise Unplain("nested more than 60 levels")
-        if value is None or value is True or value is False:
-            put(repr(value))
-        elif isinstance(value, int):
-            put(int.__repr__(value))
-        elif isinstance(value, float):
-            put(float.__repr__(value))
-        elif isinstance(value, str):
-            put(str.__repr__(value))
-        elif isinstance(value, (bytes, bytearray)):
-            put(bytes.__repr__(bytes(value)))
-        elif isinstance(value, (list, tuple, set)):
-            kind = list if isinstance(value, list) else tuple if isinstance(value, tuple) else set
-            if kind is set and not set.__len__(value):
-                put("set()")
-                return
-            put({{list: "[", tuple: "(", set: "{{"}}[kind])
-            count = 0
-            for item in kind.__iter__(value):
-                if count:
-                    put(", ")
-                dump(item, out, depth + 1)
-                count += 1
-            put({{list: "]", tuple: ",)" if count == 1 else ")", set: "}}"}}[kind])
-        elif isinstance(value, dict):
-            put("{{")
-            for number, (key, item) in enumerate(dict.items(value)):
-                if number:
-                    put(", ")
-                dump(key, out, depth + 1)
-                put(": ")
-                dump(item, out, depth + 1)
-            put("}}")
-        elif hasattr(type(value), "__index__"):
-            put(int.__repr__(operator.index(value)))
-        else:
-            raise Unplain(type(value).__module__ + "." + type(value).__qualname__)
 
     results = []
     for case in [{cases}]:
@@ -97,14 +43,15 @@ def __bpe_lab_probe():
         try:
             with guard({forbid!r}) as reached:
                 value = case()
-            out = [0]
+            out, size = [], [0]
             try:
-                dump(value, out, 0)
-                result = {{"repr": "".join(out[1:])}}
+                write_plain(value, out, size)
+                result = {{"repr": "".join(out)}}
             except TooLarge:
-                result = {{"too_large": out[0]}}
-            except Unplain as kind:
-                result = {{"unplain": str(kind)[:200]}}
+                result = {{"too_large": size[0]}}
+            except NotPlain as why:
+                kind = why.kind
+                result = {{"unplain": (kind.__module__ + "." + kind.__qualname__ if kind else str(why))[:200]}}
         except BaseException as err:
             try:
                 error = (type(err).__name__ + (": " + str(err) if str(err) else ""))[:300]
@@ -113,7 +60,7 @@ def __bpe_lab_probe():
             result = {{"error": error}}
         result["reached"] = [str(path) for path in reached]
         results.append(result)
-        value = out = None
+        value = out = size = None
     publish_display_data({{"{mime}": results}})
 __bpe_lab_probe()
 del __bpe_lab_probe
@@ -128,4 +75,4 @@ def probe_source(calls: list[str], forbid: tuple[str, ...] | list[str]) -> str:
     True
     """
     lambdas = ",\n        ".join(f"lambda: ({call})" for call in calls)
-    return _PROBE.format(cases=lambdas, limit=MAX_REPR, mime=RESULT_MIME, forbid=list(forbid))
+    return _PROBE.format(cases=lambdas, mime=RESULT_MIME, forbid=list(forbid))

@@ -50,24 +50,35 @@ import operator
 from collections.abc import Callable
 from typing import Any, cast
 
-__all__ = ["MAX_REPR", "NotPlain", "plain", "same", "HiddenCases"]
+__all__ = ["MAX_REPR", "NotPlain", "TooLarge", "write_plain", "plain", "same", "HiddenCases"]
 
-#: The longest text of a value that counts as plain (``probe.MAX_REPR``).
+#: The longest text of a value that counts as plain: the probe sends no more.
 MAX_REPR = 100_000
 
 
 class NotPlain(Exception):
-    """A value that bpe-lab's grader would not receive as plain data."""
+    """A value that bpe-lab's grader would not receive as plain data;
+    ``kind``: the type that is not plain data, if that is why."""
+
+    def __init__(self, why: str, kind: type | None = None) -> None:
+        super().__init__(why)
+        self.kind = kind
 
 
-def _write(value: Any, out: list[str], size: list[int], depth: int) -> None:
-    """Append ``value``'s text to ``out`` with the base classes' ``repr``,
-    as the grader's probe writes it (``probe``), or raise NotPlain."""
+class TooLarge(NotPlain):
+    """A value whose text passed ``MAX_REPR`` characters."""
+
+
+def write_plain(value: Any, out: list[str], size: list[int], depth: int = 0) -> None:
+    """Append ``value``'s text to ``out`` with the base classes' ``repr``
+    (``size[0]``: the characters so far), or raise NotPlain (TooLarge past
+    ``MAX_REPR``). The grader's probe writes a hidden call's value with it
+    in the kernel (``probe``), and ``plain`` reads it back the same way."""
 
     def put(text: str) -> None:
         size[0] += len(text)
         if size[0] > MAX_REPR:
-            raise NotPlain(f"over {MAX_REPR} characters")
+            raise TooLarge(f"over {MAX_REPR} characters")
         out.append(text)
 
     if depth > 60:
@@ -92,7 +103,7 @@ def _write(value: Any, out: list[str], size: list[int], depth: int) -> None:
         for item in kind.__iter__(value):  # the base class's items, whatever a subclass says
             if count:
                 put(", ")
-            _write(item, out, size, depth + 1)
+            write_plain(item, out, size, depth + 1)
             count += 1
         put({list: "]", tuple: ",)" if count == 1 else ")", set: "}"}[kind])
     elif isinstance(value, dict):
@@ -100,14 +111,14 @@ def _write(value: Any, out: list[str], size: list[int], depth: int) -> None:
         for number, (key, item) in enumerate(dict.items(value)):
             if number:
                 put(", ")
-            _write(key, out, size, depth + 1)
+            write_plain(key, out, size, depth + 1)
             put(": ")
-            _write(item, out, size, depth + 1)
+            write_plain(item, out, size, depth + 1)
         put("}")
     elif hasattr(type(value), "__index__"):
         put(int.__repr__(operator.index(value)))
     else:
-        raise NotPlain(type(value).__qualname__)
+        raise NotPlain(type(value).__qualname__, type(value))
 
 
 def plain(value: Any) -> Any:
@@ -123,7 +134,7 @@ def plain(value: Any) -> Any:
     bpe_lab.grading.check.hidden.NotPlain: generator
     """
     out: list[str] = []
-    _write(value, out, [0], 0)
+    write_plain(value, out, [0])
     try:
         return ast.literal_eval("".join(out))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
