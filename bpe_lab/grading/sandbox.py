@@ -262,17 +262,14 @@ class _Kernel:
         self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
         try:
             await self.client.async_execute_cell(cell, 0)
+            outcome = _outcome(cell, replies)
         except CellTimeoutError:
-            if self.over_budget:
-                return Outcome("dead", f"stopped: {self.over_budget}")
-            return Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
+            outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
         except DeadKernelError:
-            if self.over_budget:
-                return Outcome("dead", f"stopped: {self.over_budget}")
-            return Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
-        if self.over_budget:  # the reply came before the kill
+            outcome = Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        if self.over_budget:  # whatever the cell came to, the watcher stopped it (a reply may beat the kill)
             return Outcome("dead", f"stopped: {self.over_budget}")
-        return _outcome(cell, replies)
+        return outcome
 
 
 def _outcome(cell: nbformat.NotebookNode, replies: list[dict[str, Any]]) -> Outcome:
