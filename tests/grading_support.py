@@ -5,12 +5,14 @@ left behind."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from bpe_lab.grading import jail
+from bpe_lab.grading.grader import Limits, Report, grade
 from bpe_lab.grading.release import release_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,3 +48,38 @@ def running(mark: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def exercise_with(name: str, answers: Mapping[str, str]) -> nbformat.NotebookNode:
+    """Exercise ``name`` with every answer cell holding the solution's, but
+    those in ``answers`` (keyed by grade_id without ``_answer``)."""
+    solution = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+    solved = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+    nb = release_notebook(solution, name)
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if gid in solved:
+            cell.source = answers.get(gid.removesuffix("_answer"), solved[gid])
+    return nb
+
+
+def grade_solution_exercise_and(folder: Path, name: str, answers: Mapping[str, str]) -> dict[str, Report]:
+    """The solution, the untouched exercise and ``exercise_with(name,
+    answers)``, graded in one run (two workers), by those three keys."""
+    path = SOLUTIONS / f"{name}.ipynb"
+    notebooks = {
+        "solution": nbformat.read(path, as_version=4),
+        "exercise": release_notebook(nbformat.read(path, as_version=4), name),
+        "delegating": exercise_with(name, answers),
+    }
+    paths = []
+    for key, nb in notebooks.items():
+        paths.append(folder / key / f"{name}.ipynb")
+        paths[-1].parent.mkdir()
+        nbformat.write(nb, paths[-1])
+    graded = grade(paths, solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2)
+    return dict(zip(notebooks, graded))

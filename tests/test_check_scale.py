@@ -9,17 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-import nbformat
 import pytest
+from grading_support import grade_solution_exercise_and
 
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.grading import check
 from bpe_lab.grading.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
-from bpe_lab.grading.grader import Limits, grade
 from bpe_lab.grading.guard import resolve
-from bpe_lab.grading.release import release_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "08_scale.ipynb"
@@ -272,39 +270,10 @@ DELEGATED = {
 }
 
 
-def _notebook(answers: dict[str, str]) -> nbformat.NotebookNode:
-    solution = nbformat.read(SOLUTION, as_version=4)
-    solved = {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in solution.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-    nb = release_notebook(solution, "08_scale")
-    for cell in nb.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-        if gid in solved:
-            cell.source = answers.get(gid.removesuffix("_answer"), solved[gid])
-    return nb
-
-
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("scale")
-    notebooks = {
-        "solution": nbformat.read(SOLUTION, as_version=4),
-        "exercise": release_notebook(nbformat.read(SOLUTION, as_version=4), "08_scale"),
-        "delegating": _notebook({gid: source for gid, (source, _) in DELEGATED.items()}),
-    }
-    paths = []
-    for key, nb in notebooks.items():
-        path = folder / key / "08_scale.ipynb"
-        path.parent.mkdir()
-        nbformat.write(nb, path)
-        paths.append(path)
-    graded = grade(
-        paths, solutions_dir=ROOT / "solutions", limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2
-    )
-    return dict(zip(notebooks, graded))
+    answers = {gid: source for gid, (source, _) in DELEGATED.items()}
+    return grade_solution_exercise_and(tmp_path_factory.mktemp("scale"), "08_scale", answers)
 
 
 def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):

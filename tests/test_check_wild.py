@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import regex
+from grading_support import grade_solution_exercise_and
 
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.patterns import CL100K_PATTERN, SEED_ZH_PATTERN, pretokenize_with
@@ -20,9 +21,8 @@ from bpe_lab.grading import check
 from bpe_lab.grading.answers import CHAPTERS, chapter_forbidden, forbidden
 from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.check.wild import DIGITS_PATTERN, ZH_PATTERN, digit_pieces, unemitted_tokens, zh_pieces
-from bpe_lab.grading.grader import Limits, grade, load_tasks
+from bpe_lab.grading.grader import load_tasks
 from bpe_lab.grading.guard import resolve
-from bpe_lab.grading.release import release_notebook
 from bpe_lab.variants import quirks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -339,39 +339,10 @@ def test_the_delegating_answers_are_right_but_for_the_delegation():
     assert namespace["never_emitted"](aa, "aaaa") == {b"aa"}  # type: ignore[operator]
 
 
-def _notebook(answers: dict[str, str]) -> nbformat.NotebookNode:
-    solution = nbformat.read(SOLUTION, as_version=4)
-    solved = {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in solution.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-    nb = release_notebook(solution, "07_wild")
-    for cell in nb.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-        if gid in solved:
-            cell.source = answers.get(gid.removesuffix("_answer"), solved[gid])
-    return nb
-
-
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("wild")
-    notebooks = {
-        "solution": nbformat.read(SOLUTION, as_version=4),
-        "exercise": release_notebook(nbformat.read(SOLUTION, as_version=4), "07_wild"),
-        "delegating": _notebook({gid: source for gid, (source, _) in DELEGATED.items()}),
-    }
-    paths = []
-    for key, nb in notebooks.items():
-        path = folder / key / "07_wild.ipynb"
-        path.parent.mkdir()
-        nbformat.write(nb, path)
-        paths.append(path)
-    graded = grade(
-        paths, solutions_dir=ROOT / "solutions", limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2
-    )
-    return dict(zip(notebooks, graded))
+    answers = {gid: source for gid, (source, _) in DELEGATED.items()}
+    return grade_solution_exercise_and(tmp_path_factory.mktemp("wild"), "07_wild", answers)
 
 
 def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
