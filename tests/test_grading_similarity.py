@@ -18,8 +18,16 @@ from bpe_lab.core.train import merge_symbols
 from bpe_lab.grading import grade_command
 from bpe_lab.grading.release import release_notebook
 from bpe_lab.grading.roster import collect
-from bpe_lab.grading.similar_answers import Flag, Settings, Side, find_similar, similarity
-from bpe_lab.grading.similarity import Block, compare, fingerprint, kgram_hashes, normalise, winnow
+from bpe_lab.grading.similar_answers import (
+    MAX_CELL_CHARS,
+    Flag,
+    Settings,
+    Side,
+    answer_cells,
+    find_similar,
+    similarity,
+)
+from bpe_lab.grading.similarity import Block, compare, fingerprint, kgram_hashes, normalise, winnow, words
 from bpe_lab.grading.similarity_report import (
     format_similarity,
     side_by_side,
@@ -28,7 +36,7 @@ from bpe_lab.grading.similarity_report import (
     write_similarity,
 )
 from bpe_lab.grading.submissions import read_solutions
-from bpe_lab.grading.tasks import nbgrader
+from bpe_lab.grading.tasks import load_tasks, nbgrader
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 SOLVED = read_solutions(SOLUTIONS)
@@ -305,7 +313,7 @@ def test_malformed_notebooks_are_reported_not_a_crash(tmp_path):
     assert _flags(sim) == [(COUNT, "submission", "alice", "carol")]
     assert [Path(p).parts[-3] for p, _ in sim.skipped] == ["ivan", "judy", "kim"]
     assert all("not a readable notebook" in reason for _, reason in sim.skipped)
-    assert "not compared: " in format_similarity(sim) and "## Not compared" in similarity_markdown(sim)
+    assert "not compared (in full): " in format_similarity(sim) and "## Not compared" in similarity_markdown(sim)
 
 
 def test_the_order_is_the_same_whatever_order_the_submissions_come_in(flagged):
@@ -382,3 +390,68 @@ def test_a_wrong_threshold_stops_before_grading(flagged, monkeypatch, capsys):
     monkeypatch.setattr(grade_command, "grade", lambda *a, **k: pytest.fail("graded"))
     assert main(["grade", str(folder), "--similarity", "--similarity-threshold", "0"]) == 2
     assert "threshold must be in (0, 1], got 0.0" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ every notebook, written answers, long cells
+
+WRITTEN = "02_written_tie_rule"
+
+
+def test_every_solution_submitted_twice_is_flagged_cell_by_cell_and_its_exercise_never(tmp_path):
+    for path in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb")):
+        for student, notebook in (("ann", path), ("ben", path), ("cat", SOLUTIONS.parent / "exercises" / path.name)):
+            (tmp_path / student).mkdir(exist_ok=True)
+            (tmp_path / student / path.name).write_text(notebook.read_text(encoding="utf-8"), encoding="utf-8")
+    sim = similarity([tmp_path], solutions_dir=SOLUTIONS)
+    cells = [cell for name, nb in SOLVED.items() for cell in answer_cells(name, nb)]
+    assert len(cells) == 36 and sum(cell.prose for cell in cells) == 8  # 28 to code, 8 written
+    pairs = {f.cell for f in sim.flags if (f.against, f.left.name, f.right.name) == ("submission", "ann", "ben")}
+    models = {f.cell for f in sim.flags if (f.against, f.right.name) == ("solution", "solution")}
+    assert [c.grade_id for c in cells if c.grade_id not in pairs] == ["07_wild_pretokenize_zh_answer"]  # one regex
+    assert models == pairs
+    assert not [f for f in sim.flags if "cat" in (f.left.name, f.right.name)] and sim.skipped == []
+
+
+def test_each_tasks_package_answers_are_what_it_is_compared_with():
+    cells = {c.grade_id: c for c in answer_cells("02_training", SOLVED["02_training"])}
+    named = {gid: [side.name for side, _ in cell.references] for gid, cell in cells.items()}
+    train = "bpe_lab.core.train"
+    assert named == {
+        COUNT: [f"{train}.count_pairs", "solution"],
+        MERGE: [f"{train}.merge_symbols", "solution"],
+        TRAIN: [f"{train}.train_bpe", f"{train}.train_trace", f"{train}._rounds", f"{train}.pick_pair"]
+        + ["bpe_lab.core.train_fast.train_fast", "bpe_lab.core.train_fast.learn_merges", "solution"],
+        "02_training_first_mistake_answer": [
+            "bpe_lab.grading.check.training.find_first_mistake",
+            f"{train}.train_trace",
+            "solution",
+        ],
+        WRITTEN: ["solution"],
+    }
+    # on every notebook, every package answer a task names is read (none lost to a source it cannot find)
+    for name, nb in SOLVED.items():
+        read = {side.name for cell in answer_cells(name, nb) for side, _ in cell.references[:-1]}
+        assert read == {path for task in load_tasks(nb) for path in task.own}, name
+
+
+def test_a_written_answer_copied_is_flagged_and_one_in_ones_own_words_is_not(tmp_path):
+    model = next(c.source for c in SOLVED["02_training"].cells if nbgrader(c).get("grade_id") == WRITTEN)
+    copied = "**" + model.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION", "").upper() + "**"
+    own = (
+        "Ties decide everything after them: once two pairs tie and one is merged, the words change, so "
+        "every later count changes too. Without a rule nobody could reproduce a vocabulary."
+    )
+    sim = similarity([_class(tmp_path, {"lee": {WRITTEN: copied}, "max": {WRITTEN: own}})], solutions_dir=SOLUTIONS)
+    assert _flags(sim) == [(WRITTEN, "solution", "lee", "solution")] and sim.flags[0].score == 1.0
+    assert [t.text for t in words("A *tie*, (says `max`)...")] == ["a", "tie", "says", "max"]
+
+
+def test_a_cell_over_the_limit_is_compared_on_its_beginning_and_said_so(tmp_path):
+    long = ALICE[COUNT] + "\n" + "\n".join(f"    step_{i} = {i} * weight" for i in range(3000))
+    assert len(long) > MAX_CELL_CHARS
+    sim = similarity([_class(tmp_path, {"ned": {COUNT: long}, "oli": {COUNT: long}})], solutions_dir=SOLUTIONS)
+    assert _flags(sim) == [(COUNT, "submission", "ned", "oli")]
+    assert [reason for _, reason in sim.skipped] == [
+        f"{COUNT} holds {len(long):,} characters: only its first 50,000 compared"
+    ] * 2
+    assert all(len(side.source) == MAX_CELL_CHARS for side in (sim.flags[0].left, sim.flags[0].right))

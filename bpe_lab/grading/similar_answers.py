@@ -24,29 +24,42 @@ can be written alike by two learners who never met.
 Only notebook JSON is read (``read_submission``): no kernel runs, so
 ``bpe-lab grade --similarity-only`` needs no sandbox. A notebook that is not
 one, or whose assignment cannot be told, is listed in ``skipped`` with the
-reason, never a crash.
+reason, never a crash; so is a cell cut to its first ``MAX_CELL_CHARS``.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import nbformat
 
 from bpe_lab.grading.guard import resolve
-from bpe_lab.grading.release import released_source
+from bpe_lab.grading.release import BEGIN_SOLUTION, END_SOLUTION, released_source
 from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.similarity import Block, Fingerprints, K, W, base_hashes, compare, fingerprint
 from bpe_lab.grading.stubs import package_dir
 from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
 from bpe_lab.grading.tasks import load_tasks, nbgrader
 
-__all__ = ["THRESHOLD", "MIN_SHARED", "Settings", "Side", "Flag", "Similarity", "find_similar", "similarity"]
+__all__ = [
+    "THRESHOLD",
+    "MIN_SHARED",
+    "MAX_CELL_CHARS",
+    "Settings",
+    "Side",
+    "Flag",
+    "Similarity",
+    "AnswerCell",
+    "answer_cells",
+    "find_similar",
+    "similarity",
+]
 
 #: Flagged at or above: half the fingerprints in common. Independent
 #: answers to the chapter 02 tasks share at most a fifth (tests), a copy
@@ -54,6 +67,10 @@ __all__ = ["THRESHOLD", "MIN_SHARED", "Settings", "Side", "Flag", "Similarity", 
 THRESHOLD = 0.5
 #: Fewer shared fingerprints than this (about three lines) are no evidence.
 MIN_SHARED = 5
+#: The most of one answer cell compared: hundreds of times a long honest
+#: answer, and a bound on the time a cell of megabytes can cost
+#: (``tokenize`` reads some 50,000 tokens a second).
+MAX_CELL_CHARS = 50_000
 
 Against = Literal["submission", "package", "solution"]
 
@@ -127,8 +144,9 @@ class Flag:
 class Similarity:
     """A class's flags, in a fixed order (assignment, its cells' order,
     submissions before the package and the solution, highest score first,
-    then names), the notebooks ``skipped`` and why, and how many answer
-    cells were compared."""
+    then names), what was ``skipped`` (not compared, or not in full: a
+    notebook that is not one, a cell over ``MAX_CELL_CHARS``) and why, and
+    how many answer cells were compared."""
 
     flags: list[Flag]
     settings: Settings
@@ -147,10 +165,15 @@ class Similarity:
 
 
 @dataclass(frozen=True)
-class _Cell:
-    """One answer cell of the solution: its starter's k-grams and what it is compared with."""
+class AnswerCell:
+    """One answer cell of a solution: its ``grade_id``, whether it is a
+    written answer (``prose``: Markdown, compared word by word), its starter
+    code's k-grams (``base``), and what it is compared with besides the
+    class (``references``: the package's answers to its task, then the
+    solution's own cell)."""
 
     grade_id: str
+    prose: bool
     base: frozenset[int]
     references: tuple[tuple[Side, Fingerprints], ...]
 
@@ -168,35 +191,47 @@ def _package_side(path: str, settings: Settings, base: frozenset[int]) -> tuple[
     return Side(path, str(shown), source, first), fingerprint(source, settings.k, settings.w, base)
 
 
-def _answer_cells(assignment: str, solution: nbformat.NotebookNode, settings: Settings) -> list[_Cell]:
-    """The solution's answer cells in order, each with its references: the
-    package's answers to the task whose test cell follows it, and itself."""
+#: The solution's own markers, which the words of its written answers are read without.
+_MARKERS = re.compile(rf"^[ \t]*(?:{re.escape(BEGIN_SOLUTION)}|{re.escape(END_SOLUTION)})[ \t]*$", re.MULTILINE)
+
+
+def answer_cells(
+    assignment: str, solution: nbformat.NotebookNode, settings: Settings | None = None
+) -> list[AnswerCell]:
+    """The answer cells of ``solution`` in order: its code cells marked
+    ``solution: true``, each with the package's answers to the task whose
+    test cell follows it, and its written answers (Markdown)."""
+    settings = Settings() if settings is None else settings
     own = {task.grade_id: task.own for task in load_tasks(solution)}
-    found: list[_Cell] = []
-    waiting: list[tuple[str, frozenset[int], tuple[Side, Fingerprints]]] = []
+    found: list[AnswerCell] = []
+    waiting: list[AnswerCell] = []  # code cells, until their test cell says whose answers they are
     for cell in [*solution.cells, None]:
         meta = nbgrader(cell) if cell is not None else {}
         gid = str(meta.get("grade_id", ""))
-        if cell is not None and cell.cell_type == "code" and meta.get("solution"):
-            base = base_hashes(released_source(cell), settings.k)
-            side = Side("solution", f"{assignment} (solution)", str(cell.source))
-            waiting.append((gid, base, (side, fingerprint(side.source, settings.k, settings.w, base))))
+        if cell is not None and meta.get("solution") and cell.cell_type in ("code", "markdown"):
+            prose = cell.cell_type == "markdown"
+            base = base_hashes(released_source(cell), settings.k, prose)
+            model = Side("solution", f"{assignment} (solution)", str(cell.source))
+            text = _MARKERS.sub("", model.source) if prose else model.source
+            answer = AnswerCell(gid, prose, base, ((model, fingerprint(text, settings.k, settings.w, base, prose)),))
+            (found if prose else waiting).append(answer)
         elif cell is None or gid in own:
-            for answer, starter, model in waiting:
-                package = [_package_side(p, settings, starter) for p in (own.get(gid, ()) if cell is not None else ())]
-                found.append(_Cell(answer, starter, (*filter(None, package), model)))
+            for answer in waiting:
+                package = [_package_side(p, settings, answer.base) for p in own.get(gid, ())]
+                found.append(replace(answer, references=(*filter(None, package), *answer.references)))
             waiting = []
-    return found
+    order = {str(nbgrader(c).get("grade_id", "")): i for i, c in enumerate(solution.cells)}
+    return sorted(found, key=lambda a: order[a.grade_id])
 
 
 def _answer(nb: nbformat.NotebookNode, grade_id: str) -> str | None:
-    """The source of the submission's first code cell with ``grade_id`` (as ``assembly`` runs it)."""
-    return next(
-        (str(c.source) for c in nb.cells if c.cell_type == "code" and nbgrader(c).get("grade_id") == grade_id), None
-    )
+    """The source of the submission's first cell with ``grade_id`` (as ``assembly`` runs it)."""
+    return next((str(c.source) for c in nb.cells if nbgrader(c).get("grade_id") == grade_id), None)
 
 
-def _pairs(assignment: str, cell: _Cell, learners: list[tuple[Side, Fingerprints]], settings: Settings) -> list[Flag]:
+def _pairs(
+    assignment: str, cell: AnswerCell, learners: list[tuple[Side, Fingerprints]], settings: Settings
+) -> list[Flag]:
     """Flags for the pairs of learners' cells that share enough fingerprints
     (counted through an index of the cells holding each one)."""
     holders: dict[int, list[int]] = defaultdict(list)
@@ -229,7 +264,7 @@ def _pairs(assignment: str, cell: _Cell, learners: list[tuple[Side, Fingerprints
 
 
 def _references(
-    assignment: str, cell: _Cell, learners: list[tuple[Side, Fingerprints]], settings: Settings
+    assignment: str, cell: AnswerCell, learners: list[tuple[Side, Fingerprints]], settings: Settings
 ) -> list[Flag]:
     """Flags for learners' cells that the package's answers or the solution contain."""
     flags = []
@@ -271,11 +306,17 @@ def find_similar(
         except (OSError, ValueError) as err:
             result.skipped.append((str(sub.path), str(err)))
     for assignment in sorted(readable):
-        for cell in _answer_cells(assignment, solutions[assignment], settings):
+        for cell in answer_cells(assignment, solutions[assignment], settings):
             learners = []
             for sub, nb in readable[assignment]:
                 source = _answer(nb, cell.grade_id)
-                prints = fingerprint(source, settings.k, settings.w, cell.base) if source is not None else None
+                if source is not None and len(source) > MAX_CELL_CHARS:
+                    why = (
+                        f"{cell.grade_id} holds {len(source):,} characters: only its first {MAX_CELL_CHARS:,} compared"
+                    )
+                    result.skipped.append((str(sub.path), why))
+                    source = source[:MAX_CELL_CHARS]
+                prints = None if source is None else fingerprint(source, settings.k, settings.w, cell.base, cell.prose)
                 if prints is not None and prints.places:
                     learners.append((Side(sub.student, str(sub.path), source or ""), prints))
             result.compared += len(learners)

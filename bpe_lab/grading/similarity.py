@@ -27,6 +27,9 @@ algorithm behind MOSS):
    is dropped from a cell's fingerprints first (MOSS's ``-b``), so the
    given signature and ``raise NotImplementedError()`` match nothing.
 
+A written answer (a Markdown answer cell) goes through the same steps
+over its ``words`` instead of Python's tokens.
+
 Two submissions' cells are scored by the Jaccard index of their
 fingerprint sets (shared / all distinct), symmetric, so a long and a short
 cell sharing a line score low. A cell against the package's source is
@@ -59,6 +62,7 @@ __all__ = [
     "W",
     "Token",
     "normalise",
+    "words",
     "kgram_hashes",
     "winnow",
     "Fingerprints",
@@ -158,6 +162,23 @@ def normalise(source: str) -> list[Token]:
     return found
 
 
+def words(text: str) -> list[Token]:
+    """The words of a written answer (Markdown), case folded, markup and
+    punctuation dropped: prose is compared word by word, since a reworded
+    answer is the learner's own.
+
+    >>> [t.text for t in words("**BPE** merges the *most* frequent pair.")]
+    ['bpe', 'merges', 'the', 'most', 'frequent', 'pair']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    return [
+        Token(found.group().casefold(), number)
+        for number, line in enumerate(text.splitlines(), start=1)
+        for found in re.finditer(r"[^\W_]+", line)
+    ]
+
+
 def kgram_hashes(tokens: list[Token], k: int = K) -> list[int]:
     """The hash of each run of ``k`` tokens, in order (64-bit BLAKE2b of the
     texts; none when there are fewer than ``k`` tokens)."""
@@ -204,17 +225,20 @@ class Fingerprints:
         return self.lines[first], self.lines[min(last + self.k - 1, len(self.lines) - 1)]
 
 
-def base_hashes(source: str, k: int = K) -> frozenset[int]:
+def base_hashes(source: str, k: int = K, prose: bool = False) -> frozenset[int]:
     """Every k-gram hash of ``source``: what is dropped from the cells that
     start from it (all of them, not only its fingerprints, so that no
     window of a learner's copy can select a k-gram of the starter code)."""
-    return frozenset(kgram_hashes(normalise(source), k))
+    return frozenset(kgram_hashes(words(source) if prose else normalise(source), k))
 
 
-def fingerprint(source: str, k: int = K, w: int = W, base: frozenset[int] = frozenset()) -> Fingerprints:
-    """The winnowed fingerprints of ``source`` less any hash in ``base``
-    (``base_hashes`` of the starter code)."""
-    tokens = normalise(source)
+def fingerprint(
+    source: str, k: int = K, w: int = W, base: frozenset[int] = frozenset(), prose: bool = False
+) -> Fingerprints:
+    """The winnowed fingerprints of ``source`` (Python, or with ``prose`` a
+    written answer's ``words``) less any hash in ``base`` (``base_hashes``
+    of the starter code)."""
+    tokens = words(source) if prose else normalise(source)
     places: dict[int, list[int]] = defaultdict(list)
     for value, place in winnow(kgram_hashes(tokens, k), w):
         if value not in base and len(places[value]) < _MAX_PLACES:
@@ -259,39 +283,43 @@ def compare(left: Fingerprints, right: Fingerprints) -> Match:
     """How much ``left`` and ``right`` share, and the blocks of lines where."""
     if (left.k, left.w) != (right.k, right.w):
         raise ValueError(f"fingerprints made with k, w = {left.k}, {left.w} and {right.k}, {right.w} do not compare")
-    shared = sorted(left.places.keys() & right.places.keys())
-    pairs = sorted({(a, b) for h in shared for a in left.places[h] for b in right.places[h]})
+    shared = left.places.keys() & right.places.keys()
+    # a hash met at several places pairs them in order: a repeated line copied pairs copy with copy
+    pairs = sorted(pair for value in shared for pair in zip(left.places[value], right.places[value]))
     return Match(len(shared), len(left.places), len(right.places), _blocks(pairs, left, right))
 
 
+#: Runs (and blocks) a new match may extend: the latest few, so a cell of
+#: scattered matches costs time linear in them, not quadratic.
+_OPEN = 8
+
+
 def _blocks(pairs: list[tuple[int, int]], left: Fingerprints, right: Fingerprints) -> tuple[Block, ...]:
-    """Matched k-gram positions chained into runs that advance on both sides
-    (by at most a window and a k-gram: a copy selects a fingerprint at least
-    once per window, a small edit skips one), each run the lines it spans."""
+    """Matched k-gram positions (in the left's order) chained into runs that
+    advance on both sides (by at most a window and a k-gram: a copy selects
+    a fingerprint at least once per window, a small edit skips one), each
+    run the lines it spans; blocks that overlap on both sides are joined."""
     gap = left.w + left.k
     runs: list[list[tuple[int, int]]] = []
     for a, b in pairs:
-        run = next((r for r in runs if 0 < a - r[-1][0] <= gap and 0 < b - r[-1][1] <= gap), None)
+        run = next((r for r in reversed(runs[-_OPEN:]) if 0 < a - r[-1][0] <= gap and 0 < b - r[-1][1] <= gap), None)
         if run is None:
             runs.append([(a, b)])
         else:
             run.append((a, b))
+    spans = sorted(
+        (left.span(run[0][0], run[-1][0]), right.span(min(b for _, b in run), max(b for _, b in run)), len(run))
+        for run in runs
+    )
     blocks: list[Block] = []
-    for run in runs:
-        here = Block(
-            left.span(run[0][0], run[-1][0]), right.span(min(b for _, b in run), max(b for _, b in run)), len(run)
-        )
-        same = next(
-            (i for i, old in enumerate(blocks) if _overlap(old.left, here.left) and _overlap(old.right, here.right)),
-            None,
-        )
+    for mine, theirs, count in spans:
+        near = range(len(blocks) - 1, max(-1, len(blocks) - 1 - _OPEN), -1)
+        same = next((i for i in near if _overlap(blocks[i].left, mine) and _overlap(blocks[i].right, theirs)), None)
         if same is None:
-            blocks.append(here)
+            blocks.append(Block(mine, theirs, count))
         else:
             old = blocks[same]
-            blocks[same] = Block(
-                _join(old.left, here.left), _join(old.right, here.right), old.fingerprints + here.fingerprints
-            )
+            blocks[same] = Block(_join(old.left, mine), _join(old.right, theirs), old.fingerprints + count)
     return tuple(sorted(blocks, key=lambda b: (b.left, b.right)))
 
 

@@ -61,7 +61,7 @@ def format_similarity(sim: Similarity) -> str:
     """The summary ``bpe-lab grade --similarity`` prints: one line per flag."""
     lines = [f"similarity ({_settings(sim)}), for a person to read, never scored: {len(sim.flags)} flagged"]
     lines += [f"  {_headline(flag)}" for flag in sim.flags]
-    lines += [f"  not compared: {_plain(path)}: {_plain(reason)}" for path, reason in sim.skipped]
+    lines += [f"  not compared (in full): {_plain(path)}: {_plain(reason)}" for path, reason in sim.skipped]
     return "\n".join(lines)
 
 
@@ -128,7 +128,11 @@ def similarity_markdown(sim: Similarity) -> str:
             fence = _fence(text)
             out += [f"{_lines(flag.left, block.left)} ~ {_lines(flag.right, block.right)}:", "", fence, text, fence, ""]
     if sim.skipped:
-        out += ["## Not compared", ""] + [f"- {_markdown_name(p)}: {_markdown_name(r)}" for p, r in sim.skipped] + [""]
+        out += (
+            ["## Not compared (in full)", ""]
+            + [f"- {_markdown_name(p)}: {_markdown_name(r)}" for p, r in sim.skipped]
+            + [""]
+        )
     return "\n".join(out)
 
 
@@ -171,7 +175,9 @@ def similarity_html(sim: Similarity) -> str:
                 "</tr></table>",
             ]
     if sim.skipped:
-        out += ["<h2>Not compared</h2>", "<ul>"] + [f"<li>{e(_plain(p))}: {e(_plain(r))}</li>" for p, r in sim.skipped]
+        out += ["<h2>Not compared (in full)</h2>", "<ul>"] + [
+            f"<li>{e(_plain(p))}: {e(_plain(r))}</li>" for p, r in sim.skipped
+        ]
         out.append("</ul>")
     out.append("</body></html>\n")
     return "\n".join(out)
