@@ -173,6 +173,10 @@ def test_normalise_keeps_keywords_and_operators_and_makes_names_strings_numbers_
     source = "if n > 0:  # positive\n    name = f\"{n}!\" + 'x' * 2.5\n"
     assert [t.text for t in normalise(source)] == ["if", "V", ">", "N", ":", "V", "=", "S", "+", "S", "*", "N"]
     assert [t.line for t in normalise(source)] == [1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2]
+    # an f-string is one S whatever it holds (Python 3.12 cuts it into parts; 3.10 and 3.11 do not)
+    nested = 'x = f"a{f\'{y!r:>{w}}\'}b" + rf"""\n{z}\n"""\nq = 1'
+    assert [t.text for t in normalise(nested)] == ["V", "=", "S", "+", "S", "V", "=", "N"]
+    assert [t.line for t in normalise(nested)][-3:] == [4, 4, 4]
 
 
 def test_a_cell_tokenize_refuses_is_cut_roughly_not_an_error():

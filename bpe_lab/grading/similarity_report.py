@@ -24,7 +24,7 @@ __all__ = ["format_similarity", "side_by_side", "similarity_markdown", "similari
 #: Characters of each side's line shown in the text layout.
 WIDTH = 60
 _UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_AGAINST = {"submission": "each other", "package": "the package's own answer", "solution": "the model answer"}
+_AGAINST = {"submission": "and", "package": "against the package's own answer", "solution": "against the model answer"}
 
 
 def _plain(text: str) -> str:
@@ -52,14 +52,15 @@ def _headline(flag: Flag) -> str:
 def _settings(sim: Similarity) -> str:
     s = sim.settings
     return (
-        f"winnowing, k = {s.k} tokens, w = {s.w}; flagged at {_percent(s.threshold)} or more with at least "
+        f"winnowing (k-grams of {s.k} tokens, or words in a written answer, windows of {s.w}); "
+        f"flagged at {_percent(s.threshold)} or more with at least "
         f"{s.min_shared} fingerprints in common; {sim.compared} answer cells compared"
     )
 
 
 def format_similarity(sim: Similarity) -> str:
     """The summary ``bpe-lab grade --similarity`` prints: one line per flag."""
-    lines = [f"similarity ({_settings(sim)}), for a person to read, never scored: {len(sim.flags)} flagged"]
+    lines = [f"similarity, for a person to read, never scored: {len(sim.flags)} flagged; {_settings(sim)}"]
     lines += [f"  {_headline(flag)}" for flag in sim.flags]
     lines += [f"  not compared (in full): {_plain(path)}: {_plain(reason)}" for path, reason in sim.skipped]
     return "\n".join(lines)
@@ -118,9 +119,9 @@ def similarity_markdown(sim: Similarity) -> str:
         out += [
             f"## {n}. {_markdown_name(flag.cell)}: {left} ~ {right}",
             "",
-            f"{flag.assignment}; {left} ({_markdown_name(flag.left.path)}) against {_AGAINST[flag.against]}, "
-            f"{right} ({_markdown_name(flag.right.path)}): {flag.measure} {_percent(flag.score)}, "
-            f"{flag.shared} fingerprints in common.",
+            f"{_markdown_name(flag.assignment)}: {left} ({_markdown_name(flag.left.path)}) "
+            f"{_AGAINST[flag.against]} {right} ({_markdown_name(flag.right.path)}): "
+            f"{flag.measure} {_percent(flag.score)}, {flag.shared} fingerprints in common.",
             "",
         ]
         for block in flag.blocks:
@@ -163,7 +164,8 @@ def similarity_html(sim: Similarity) -> str:
     for n, flag in enumerate(sim.flags, start=1):
         out += [
             f"<h2>{n}. {e(flag.cell)}: {e(_plain(flag.left.name))} ~ {e(_plain(flag.right.name))}</h2>",
-            f"<p>{e(flag.assignment)}; against {e(_AGAINST[flag.against])}: {e(flag.measure)} "
+            f"<p>{e(flag.assignment)}: {e(_plain(flag.left.name))} {e(_AGAINST[flag.against])} "
+            f"{e(_plain(flag.right.name))}: {e(flag.measure)} "
             f"{_percent(flag.score)}, {flag.shared} fingerprints in common.</p>",
         ]
         for block in flag.blocks:
