@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import inspect
 import json
+import keyword
 import random
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bpe_lab.cli import main
 from bpe_lab.core.train import merge_symbols
@@ -27,7 +31,7 @@ from bpe_lab.grading.similar_answers import (
     find_similar,
     similarity,
 )
-from bpe_lab.grading.similarity import Block, compare, fingerprint, kgram_hashes, normalise, winnow, words
+from bpe_lab.grading.similarity import Block, K, W, compare, fingerprint, kgram_hashes, normalise, winnow, words
 from bpe_lab.grading.similarity_report import (
     format_similarity,
     side_by_side,
@@ -202,6 +206,44 @@ def test_winnowing_takes_the_rightmost_minimum_once_and_one_window_when_short():
         winnow([1], 0)
     with pytest.raises(ValueError, match="k must be at least 1, got 0"):
         kgram_hashes(normalise("x"), 0)
+
+
+@given(st.lists(st.integers(0, 9), max_size=40), st.integers(1, 6))
+def test_winnowing_selects_in_every_window_and_only_a_windows_rightmost_minimum(hashes, w):
+    chosen = winnow(hashes, w)
+    places = [place for _, place in chosen]
+    assert places == sorted(set(places)) and all(hashes[p] == h for h, p in chosen)
+    for start in range(max(1, len(hashes) - w + 1) if hashes else 0):  # density: each window holds a fingerprint
+        assert any(start <= p < start + w for p in places)
+    for p in places:  # each one is some window's rightmost minimum
+        assert any(
+            min(hashes[s : s + w]) == hashes[p] and hashes[p] not in hashes[p + 1 : s + w]
+            for s in range(max(0, p - w + 1), p + 1)
+        )
+
+
+_TOKENS = st.lists(st.sampled_from(["+", "-", "*", "/", "%", "==", "<", ",", ":", "if", "for", "in", "x", "1", "'s'"]))
+
+
+@given(_TOKENS, _TOKENS, _TOKENS, _TOKENS, st.lists(st.sampled_from(["+", "x", "1", "if", "=="]), min_size=K + W - 1))
+def test_a_run_of_k_plus_w_minus_1_shared_tokens_always_shares_a_fingerprint(before, after, other, rest, common):
+    """The winnowing guarantee: those tokens hold a whole window of k-grams, whose minimum both select."""
+    match = compare(fingerprint(" ".join(before + common + after)), fingerprint(" ".join(other + common + rest)))
+    assert match.shared >= 1 and match.blocks
+
+
+_NEW_NAMES = st.from_regex(r"[a-z_][a-z0-9_]{0,9}", fullmatch=True).filter(lambda n: not keyword.iskeyword(n))
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["corpus", "word", "freq", "merges", "counts", "top", "new", "symbols"]), _NEW_NAMES
+    )
+)
+def test_renaming_variables_changes_no_fingerprint(names):
+    source = ALICE[TRAIN]
+    renamed = re.sub(r"\b\w+\b", lambda m: names.get(m.group(), m.group()), source)
+    assert fingerprint(renamed).places == fingerprint(source).places
 
 
 def test_fingerprints_of_a_tiny_token_sequence_by_hand():
