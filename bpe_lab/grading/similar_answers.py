@@ -3,16 +3,22 @@
 What this adds over ``similarity`` (the fingerprints of one source, and how
 two meet): a class. ``find_similar`` takes the submissions ``roster``
 collected and, for each answer cell of each assignment (the solution's
-code cells marked ``solution: true``, matched by ``grade_id`` as
-``assembly`` matches them), compares
+cells marked ``solution: true``, code or a written answer, matched by
+``grade_id`` as ``assembly`` matches them), compares
 
 - every two submissions' cells, by the Jaccard index of their
-  fingerprints, through an index of which cells hold each fingerprint, so
+  fingerprints (symmetric: a long cell and a short one sharing a line
+  score low), through an index of which cells hold each fingerprint, so
   only pairs that share one are compared at all;
 - every submission's cell with the package's answers to its task (the
   functions ``answers`` names, ``Task.own`` of the test cell that follows
   the answer cell) and with the solution notebook's own answer cell, by
-  containment: the share of the learner's fingerprints found there.
+  containment: the share of the learner's fingerprints found there (the
+  package's function comes with its docstring and more, of which a copy
+  may take only the body).
+
+A pair is flagged at ``THRESHOLD`` or more with at least ``MIN_SHARED``
+fingerprints in common.
 
 The starter code of each cell (``release``'s exercise cell) is the base:
 its k-grams are dropped from every side first, so an untouched exercise
@@ -62,14 +68,15 @@ __all__ = [
 ]
 
 #: Flagged at or above: half the fingerprints in common. Independent
-#: answers to the chapter 02 tasks share at most a fifth (tests), a copy
-#: with its names changed and its lines re-wrapped all of them.
+#: answers to the chapter 02 tasks (the tests') share under a tenth of
+#: theirs with each other and under a fifth with the package or the model
+#: answer; a copy with its names changed and its lines re-wrapped shares
+#: all of them, and pasted package code is all contained.
 THRESHOLD = 0.5
 #: Fewer shared fingerprints than this (about three lines) are no evidence.
 MIN_SHARED = 5
-#: The most of one answer cell compared: hundreds of times a long honest
-#: answer, and a bound on the time a cell of megabytes can cost
-#: (``tokenize`` reads some 50,000 tokens a second).
+#: The most of one answer cell compared: a hundred times a long honest
+#: answer; a cell of megabytes would cost the report minutes.
 MAX_CELL_CHARS = 50_000
 
 Against = Literal["submission", "package", "solution"]

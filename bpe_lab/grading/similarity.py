@@ -1,45 +1,31 @@
-"""Answers that look copied: winnowed fingerprints, and the pairs they match.
+"""Winnowed fingerprints of code and prose, and where two sources share them.
 
-What this adds over ``roster`` and ``submissions`` (whose each notebook is,
-read safely): the class read side by side. nbgrader and Gradescope leave
-copying to the instructor; ``find_similar`` lists, for a person to look at
-and never for a score, the pairs of submissions whose answer cells (the
-solution's code cells marked ``solution: true``, matched by ``grade_id``)
-are near-identical, and the answer cells that match the package's own
-answer to their task (the functions ``answers`` names, found as
-``Task.own``) or the solution notebook's model answer.
-
-The method is winnowing (Schleimer, Wilkerson and Aiken, SIGMOD 2003, the
-algorithm behind MOSS):
+What this adds over ``tokenize`` and ``hashlib``: document fingerprinting
+as MOSS does it, for ``similar_answers`` to compare a class's answer cells
+with one another and with the package's own (``similarity_report`` shows
+the result). The method is winnowing (Schleimer, Wilkerson and Aiken,
+"Winnowing: local algorithms for document fingerprinting", SIGMOD 2003):
 
 1. ``normalise``: Python's ``tokenize``, with every identifier one
    placeholder ``V``, every string ``S`` and number ``N``; comments and
    white space dropped, keywords and operators kept. Renaming variables or
-   re-wrapping lines changes nothing; different code is different.
+   re-wrapping lines changes nothing; different code is different. A
+   written answer (Markdown) is read as its ``words`` instead.
 2. ``kgram_hashes``: each run of ``k`` tokens hashed with BLAKE2b (stable
    across runs and machines, unlike Python's salted ``hash``).
 3. ``winnow``: of each window of ``w`` consecutive hashes the minimum (the
    rightmost one on a tie), each chosen position once. Any run of ``w + k -
-   1`` tokens two cells share gives both at least one common fingerprint;
+   1`` tokens two sources share gives both at least one common fingerprint;
    a run shorter than ``k`` never does.
-4. The starter code every learner received (the exercise's cell, what
-   ``release`` leaves of the solution's) is the *base*: every k-gram of it
-   is dropped from a cell's fingerprints first (MOSS's ``-b``), so the
-   given signature and ``raise NotImplementedError()`` match nothing.
+4. ``fingerprint`` drops a *base*: every k-gram of the starter code each
+   learner received (``base_hashes``; MOSS's ``-b``), so the given
+   signature and ``raise NotImplementedError()`` match nothing.
 
-A written answer (a Markdown answer cell) goes through the same steps
-over its ``words`` instead of Python's tokens.
-
-Two submissions' cells are scored by the Jaccard index of their
-fingerprint sets (shared / all distinct), symmetric, so a long and a short
-cell sharing a line score low. A cell against the package's source is
-scored by containment (the share of the *cell's* fingerprints found in the
-reference), because the reference is a whole function with its docstring
-of which a copy takes the body. Flagged are pairs at or above
-``threshold`` sharing at least ``min_shared`` fingerprints (a two-line
-answer everyone writes alike is no evidence). Each flag carries the
-matched line ranges of both sides (``Block``), in ``similarity_report``
-shown side by side.
+``compare`` says how two sets of fingerprints meet: how many they share,
+so their Jaccard index (shared over all distinct: symmetric) and the
+containment of one in the other (the share of the left's found in the
+right), and where: the ``Block`` s of lines, mapped back from token
+positions to each source's own lines.
 
 >>> [t.text for t in normalise("total = count + 1  # note")]
 ['V', '=', 'V', '+', 'N']
