@@ -151,7 +151,8 @@ def _add_similarity_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--similarity",
         action="store_true",
-        help="also list answer cells that look copied from each other or from the package (never scored)",
+        help="also list answer cells that look copied from each other, the package or the model answer "
+        '(never scored; with --json one object: {"reports": [...], "similarity": {...}})',
     )
     parser.add_argument(
         "--similarity-only",
@@ -166,6 +167,7 @@ def _add_similarity_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--similarity-threshold",
         type=float,
+        metavar="SHARE",
         default=THRESHOLD,
         help="flag pairs whose fingerprints are at least this share in common (default: %(default)s)",
     )

@@ -296,6 +296,33 @@ def _references(
     return flags
 
 
+def _learners(
+    cell: AnswerCell,
+    notebooks: list[tuple[Submission, nbformat.NotebookNode]],
+    settings: Settings,
+    skipped: list[tuple[str, str]],
+) -> list[tuple[Side, Fingerprints]]:
+    """Each learner's ``cell`` with its fingerprints, if it holds any beyond
+    the starter code (a cell over ``MAX_CELL_CHARS`` cut, and said so)."""
+    found = []
+    for sub, nb in notebooks:
+        source = _answer(nb, cell.grade_id)
+        if source is None:
+            continue
+        if len(source) > MAX_CELL_CHARS:
+            skipped.append(
+                (
+                    str(sub.path),
+                    f"{cell.grade_id} holds {len(source):,} characters: only its first {MAX_CELL_CHARS:,} compared",
+                )
+            )
+            source = source[:MAX_CELL_CHARS]
+        prints = fingerprint(source, settings.k, settings.w, cell.base, cell.prose)
+        if prints.places:
+            found.append((Side(sub.student, str(sub.path), source), prints))
+    return found
+
+
 def find_similar(
     submissions: Sequence[Submission], solutions: dict[str, nbformat.NotebookNode], settings: Settings | None = None
 ) -> Similarity:
@@ -314,18 +341,7 @@ def find_similar(
             result.skipped.append((str(sub.path), str(err)))
     for assignment in sorted(readable):
         for cell in answer_cells(assignment, solutions[assignment], settings):
-            learners = []
-            for sub, nb in readable[assignment]:
-                source = _answer(nb, cell.grade_id)
-                if source is not None and len(source) > MAX_CELL_CHARS:
-                    why = (
-                        f"{cell.grade_id} holds {len(source):,} characters: only its first {MAX_CELL_CHARS:,} compared"
-                    )
-                    result.skipped.append((str(sub.path), why))
-                    source = source[:MAX_CELL_CHARS]
-                prints = None if source is None else fingerprint(source, settings.k, settings.w, cell.base, cell.prose)
-                if prints is not None and prints.places:
-                    learners.append((Side(sub.student, str(sub.path), source or ""), prints))
+            learners = _learners(cell, readable[assignment], settings, result.skipped)
             result.compared += len(learners)
             found = _pairs(assignment, cell, learners, settings) + _references(assignment, cell, learners, settings)
             result.flags += sorted(found, key=_rank)
