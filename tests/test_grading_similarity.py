@@ -434,6 +434,8 @@ def test_bpe_lab_grade_similarity_beside_the_grading_prints_one_json_object(flag
     monkeypatch.setattr(grade_command, "grade", lambda *a, **k: [])  # the wiring, not the kernels
     assert main(["grade", str(folder), "--solutions", str(SOLUTIONS), "--similarity", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"reports": [], "similarity": sim.to_dict()}
+    assert main(["grade", str(folder), "--solutions", str(SOLUTIONS), "--similarity"]) == 0
+    assert capsys.readouterr().out.endswith("\n\n" + format_similarity(sim) + "\n")  # after the reports
 
 
 def test_a_wrong_threshold_stops_before_grading(flagged, monkeypatch, capsys):
