@@ -16,6 +16,7 @@ from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.cli import main
 from bpe_lab.core.corpora import python_docs
+from bpe_lab.core.patterns import PATTERNS
 
 OVERLAPPING = ["<|endoftext|>", "<|a|>", "<|a|><|a|>", "a|>x"]
 
@@ -251,3 +252,21 @@ def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path):
     path = write(tmp_path, "some words here\n" * 400)
     ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
     assert len(ids) > 2 and set(ids.tolist()) == {7}
+
+
+class PatternEcho(Tokenizer):
+    """Encodes every chunk as one id: the place of its pattern in PATTERNS."""
+
+    def encode(self, text, **kwargs):
+        return [list(PATTERNS).index(self.pattern.name)]
+
+
+@pytest.mark.parametrize("name", ["cl100k", "llama3"])
+def test_workers_rebuild_the_tokenizer_with_its_pattern(tmp_path, name):
+    """A worker's tokenizer has the pattern of the one it copies (rebuilt
+    without it, it would be GPT-2's, at place 0)."""
+    small = small_trained_tokenizer()
+    tok = PatternEcho(small.vocab, small.merges, small.special_tokens, pattern=name)
+    path = write(tmp_path, "some words here\n" * 400)
+    ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
+    assert len(ids) > 2 and set(ids.tolist()) == {list(PATTERNS).index(name)}
