@@ -211,8 +211,8 @@ class Pattern:
 
     name: str | None
     regex: str
-    safe_cut: str | None = None
-    split: Callable[[str], list[str]] = field(default=gpt2_pretokenize, repr=False, compare=False)
+    safe_cut: str | None
+    split: Callable[[str], list[str]] = field(repr=False, compare=False)
 
     @property
     def spec(self) -> str:
