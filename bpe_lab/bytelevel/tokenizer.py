@@ -352,9 +352,9 @@ class Tokenizer:
         a string such as ``"1"`` raises TypeError, and an integer that is not
         an id ValueError, each naming its position and value.
         """
-        ids = list(ids)
-        if not set(map(type, ids)) <= {int}:  # O(len(ids)) in C; only another type looks closer
-            check_token_ids(ids)
+        # a NumPy array (encode_file's) turns into Python ints at C speed
+        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        check_token_ids(ids)
         try:
             return b"".join(map(self.vocab.__getitem__, ids))
         except KeyError:

@@ -121,9 +121,13 @@ def checked_merges(merges: Sequence[tuple[bytes, bytes]], id_of: Mapping[bytes, 
 
 def check_token_ids(ids: Sequence[object]) -> None:
     """TypeError at the first id that is not an integer (a NumPy integer is
-    one, a bool is not, though Python counts it as one)."""
-    for position, token_id in enumerate(ids):  # O(len(ids))
-        if isinstance(token_id, bool) or not isinstance(token_id, numbers.Integral):
-            raise TypeError(
-                f"token ids must be integers, got {token_id!r} ({type(token_id).__name__}) at position {position}"
-            )
+    one, a bool is not, though Python counts it as one). O(len(ids)) in C:
+    each distinct type is judged once, and positions are looked at only to
+    name the first bad one."""
+    kinds = set(map(type, ids))
+    bad = {kind for kind in kinds if issubclass(kind, bool) or not issubclass(kind, numbers.Integral)}
+    if not bad:
+        return
+    position = next(i for i, token_id in enumerate(ids) if type(token_id) in bad)
+    token_id = ids[position]
+    raise TypeError(f"token ids must be integers, got {token_id!r} ({type(token_id).__name__}) at position {position}")
