@@ -255,7 +255,7 @@ CUT_CHARS = st.one_of(
 
 
 @pytest.mark.parametrize("name", sorted(SAFE_CUTS))
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(text=st.lists(CUT_CHARS, max_size=40).map("".join))
 def test_a_safe_cut_splits_no_piece(name, text):
     """At every position SAFE_CUTS allows, cutting the text and pre-tokenizing
