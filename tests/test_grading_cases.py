@@ -9,12 +9,14 @@ test_grader.py and test_grading_class.py.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from bpe_lab.grading.cases import generated, seed_for, usable, with_generated
+from bpe_lab.grading.check.hidden import same, write_plain
 from bpe_lab.grading.generators import CASES_PER_TASK
 from bpe_lab.grading.generators_more import GENERATORS  # every generator, chapters 04-08's too
 from bpe_lab.grading.grader import HiddenCase, Task, assemble, load_tasks
@@ -77,19 +79,77 @@ def test_a_generator_that_no_longer_fits_its_task_is_left_out():
     assert with_generated([unknown], "alice") == [unknown]
 
 
-def test_describe_says_what_is_wrong_without_the_expected_value():
+def test_describe_names_the_kind_of_mistake_and_nothing_of_the_expected_value():
     expected = ["low", "est</w>"]
-    for got, phrase in [
-        (["lo", "w", "est</w>"], "3 items, expected 2"),
-        (("low", "est</w>"), "tuple, expected a list"),
-        (["low", "esx</w>"], "wrong from position 2 at [1]: 'x</w>'"),
-        (["low", "es"], "2 characters at [1], expected 7"),
+    for got, said in [
+        (["lo", "w", "est</w>"], "wrong value"),  # once "3 items, expected 2"
+        (("low", "est</w>"), "wrong type (yours is a tuple)"),  # once "tuple, expected a list"
+        (["low", "esx</w>"], "wrong value"),  # once "wrong from position 2 at [1]: 'x</w>'"
+        (["low", "es"], "wrong value"),  # once "2 characters at [1], expected 7"
+        ([1.0], "wrong value"),
     ]:
-        message = describe(got, expected)
-        assert phrase in message and "est</w>" not in message.replace(repr(got), ""), message
-    assert describe({("a", "b"): 1, ("x", "y"): 1}, {("a", "b"): 2}) == "('x', 'y') should not be a key"
-    assert describe({("a", "b"): 1}, {("a", "b"): 2, ("c", "d"): 1}) == "1 key missing"
-    assert describe([1.0], [1]) == "float at [0], expected an int"
+        assert describe(got, expected) == said
+    assert describe({("a", "b"): 1, ("x", "y"): 1}, {("a", "b"): 2}) == "wrong value"  # once "should not be a key"
+    assert describe({("a", "b"): 1}, {("a", "b"): 2, ("c", "d"): 1}) == "wrong value"  # once "1 key missing"
+    assert describe([1.0], [1]).startswith("wrong type: equal values")
+
+
+#: What feedback said once, each a property of the expected value.
+ORACLE_PHRASES = re.compile(r"expected \d|characters, expected|wrong from position|keys? missing|should not be a key")
+
+
+def _wrong_values(expected: object) -> list[object]:
+    """Values a learner's function might return instead of ``expected``:
+    one short, one long, one off by a little, one of another type."""
+    if isinstance(expected, bool):
+        return [not expected, int(expected)]
+    if isinstance(expected, (int, float)):
+        return [expected + 1, str(expected)]
+    if isinstance(expected, (str, bytes)):
+        return [expected[:-1], expected + expected[-1:] * 2, expected[::-1], list(expected)]
+    if isinstance(expected, (list, tuple)):
+        kind = type(expected)
+        return [expected[:-1], expected + expected[:1], kind(reversed(expected)), list(map(repr, expected))]
+    if isinstance(expected, dict):
+        keys = list(expected)
+        dropped = {k: expected[k] for k in keys[:-1]}
+        return [dropped, {**expected, "extra": 1}, {k: 0 for k in keys}, sorted(map(repr, expected.items()))]
+    return [None]
+
+
+def _leaks(message: str, expected: object, call: str, width: int = 8) -> set[str]:
+    """Stretches of ``repr(expected)`` ``width`` long in ``message`` that its call does not hold."""
+    answer = repr(expected)
+    stretches = {answer[i : i + width] for i in range(len(answer) - width + 1)}
+    return {w for w in stretches if w in message and w not in call}
+
+
+def write(value: object) -> str:
+    """``value`` as the probe sends it."""
+    out: list[str] = []
+    write_plain(value, out, [0])
+    return "".join(out)
+
+
+@pytest.mark.parametrize("grade_id", sorted(TASKS))
+def test_feedback_on_a_failing_case_shows_its_input_and_never_its_answer(grade_id):
+    """Every task's every case (fixed and generated), failed with values a
+    learner might return, gets a message with the call and the kind of
+    mistake, and no stretch of the expected value's text beyond the call's."""
+    (task,) = with_generated([TASKS[grade_id]], "alice")
+    if not task.cases:
+        pytest.skip("no hidden cases")
+    for i, case in enumerate(task.cases):
+        right = [{"repr": write(c.expected), "reached": []} for c in task.cases]
+        for wrong in _wrong_values(case.expected):
+            if same(wrong, case.expected):
+                continue
+            reported = [*right[:i], {"repr": write(wrong), "reached": []}, *right[i + 1 :]]
+            result = score(task, Outcome("ok", results=[reported]))
+            assert result.passed == len(task.cases) - 1, (case.call, wrong)
+            assert case.call[:200] in result.message and re.search(r"wrong (value|type)", result.message)
+            assert not ORACLE_PHRASES.search(result.message), result.message
+            assert not _leaks(result.message, case.expected, case.call), (result.message, case.expected)
 
 
 def _task_with(n: int, points: float = 3) -> Task:
@@ -101,7 +161,7 @@ def test_points_are_the_fraction_of_hidden_cases_right():
     results = [{"repr": "[0]"}, {"repr": "[1]"}, {"repr": "[2]"}, {"repr": "[99]"}]
     result = score(task, Outcome("ok", results=[results]))
     assert (result.points, result.passed, result.cases) == (2.25, 3, 4)
-    assert result.message.startswith("3/4 hidden tests passed; hidden test 4: f(3) returned [99]")
+    assert result.message == "3/4 hidden tests passed; hidden test 4: f(3): wrong value"
     assert "[3]" not in result.message  # the expected value stays here
 
 
@@ -110,7 +170,7 @@ def test_points_are_the_fraction_of_hidden_cases_right():
     [
         ({"unplain": "builtins.generator"}, "not a generator"),
         ({"unplain": "__main__.AlwaysEqual"}, "not plain data"),
-        ({"too_large": 100_001}, "characters long"),
+        ({"too_large": 100_001}, "too large to check"),
         ({"error": "NotImplementedError"}, "not written yet"),
         ({"repr": "<object at 0x1>"}, "not plain data"),
         ("garbage", "garbage"),

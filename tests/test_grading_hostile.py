@@ -105,7 +105,7 @@ HOSTILE = {
         "def encode_word(word, merges):\n    return Liar(['?'])",
         0,
         2,
-        "returned ['?']",
+        "wrong value",
     ),
     "returns_generator": (
         NO_CHECK + "def encode_word(word, merges):\n    return (s for s in [word])",
@@ -117,7 +117,7 @@ HOSTILE = {
         NO_CHECK + "def encode_word(word, merges):\n    return [0] * 10**8",
         0,
         2,
-        "characters long",
+        "too large to check",
     ),
     "edited_points_and_grade_id": (_edit_test_cells(submission()), 3, 2, ""),
     "duplicated_test_cell": (_duplicate_test_cell(submission()), 3, 2, ""),

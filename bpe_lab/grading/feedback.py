@@ -4,10 +4,13 @@ What this adds over ``report`` (scores as data, for the instructor): a page
 for the learner. For each of their notebooks: the points, then one row per
 task with its points and what went wrong, then their written answers, quoted,
 with the points a person has still to give. It shows only what the reports'
-messages say, and those describe a failed hidden case by its input and what
-was wrong with the learner's value (``judge``), so the page reveals neither
-the hidden tests' expected values nor the model solution. Nothing for the
-instructor alone appears (sandbox notes, file paths).
+messages say, and those describe a failed hidden case by its input and the
+kind of mistake (wrong value, wrong type, raised X, too slow, not written
+yet), never a property of the expected value, and carry the learner's own
+text (an exception's message) only as one short line that repeats no hidden
+call (``judge``). So the page reveals neither the hidden tests' expected
+values nor the model solution. Nothing for the instructor alone appears
+(sandbox notes, file paths).
 
 >>> from bpe_lab.grading.report import Report, TaskResult
 >>> report = Report("a.ipynb", "03_encoding", [TaskResult("03_encoding_decode", 1, 2, "1/2 ok")])
