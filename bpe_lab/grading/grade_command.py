@@ -17,7 +17,8 @@ import time
 from typing import Any
 
 from bpe_lab.grading.feedback import write_feedback
-from bpe_lab.grading.grader import Limits, default_workers, format_report, grade, gradebook
+from bpe_lab.grading.grader import Limits, default_workers, format_report, grade
+from bpe_lab.grading.report import write_gradebook
 
 __all__ = ["run_grade", "add_grade_command"]
 
@@ -41,7 +42,7 @@ def run_grade(args: argparse.Namespace) -> None:
     else:
         print("\n\n".join(format_report(r) for r in reports))
     if args.out:
-        gradebook(reports).to_csv(args.out, index=False)
+        write_gradebook(reports, args.out)
         print(f"wrote {args.out} ({len(reports)} submissions)", file=sys.stderr)
     if args.feedback:
         written = write_feedback(reports, args.feedback)

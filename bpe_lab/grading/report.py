@@ -9,7 +9,11 @@ maximum counts them; ``Report.pending`` says how many await a person).
 ``format_report`` prints a report for a person, ``Report.to_dict`` for a
 program, and ``gradebook`` puts a class side by side in a pandas table: one
 row per student, one column per task, the total, the maximum and the points
-still pending.
+still pending. ``write_gradebook`` writes it as CSV for a spreadsheet, every
+text cell that a spreadsheet would run as a formula (one that begins with
+``=``, ``+``, ``-``, ``@``, a tab or a carriage return: OWASP's CSV
+injection rule) behind a ``'``: a folder named ``=HYPERLINK(…)`` is a name
+there, not a link.
 
 >>> report = Report("alice.ipynb", "02_training", [TaskResult("train", 2, 2), TaskResult("count", 0.5, 1, "wrong")])
 >>> print(format_report(report))
@@ -20,16 +24,19 @@ alice.ipynb (02_training): 2.5/3
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PENDING", "TaskResult", "Report", "gradebook", "format_report"]
+__all__ = ["PENDING", "TaskResult", "Report", "gradebook", "csv_cell", "write_gradebook", "format_report"]
 
 #: The status, and the gradebook entry, of a task a person still has to grade.
 PENDING = "pending"
+
+PathLike = str | os.PathLike[str]
 
 
 @dataclass
@@ -116,6 +123,30 @@ def gradebook(reports: list[Report]) -> pd.DataFrame:
         row.update({k: "; ".join(row[k]) for k in ("assignment", "submission", "error")})
     order = ["student", "assignment", "submission", *columns, "total", "max", "pending", "error"]
     return pd.DataFrame(list(rows.values()), columns=order)
+
+
+#: What a spreadsheet takes for the start of a formula (OWASP, CSV injection).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` safe in a spreadsheet: text that would start a formula gets
+    a ``'`` in front (numbers stay numbers).
+
+    >>> print(csv_cell("=1+2"), csv_cell("@SUM(A1)"), csv_cell("alice"), csv_cell(-1.5))
+    '=1+2 '@SUM(A1) alice -1.5
+    """
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+
+
+def write_gradebook(reports: list[Report], path: PathLike) -> None:
+    """The ``gradebook`` as CSV at ``path``, every cell through ``csv_cell``
+    (the column names too: task names come from the solutions, but cost
+    nothing to check)."""
+    book = gradebook(reports)
+    book = book.map(csv_cell) if hasattr(book, "map") else book.applymap(csv_cell)  # pandas 2.0 has no map
+    book.columns = [csv_cell(str(c)) for c in book.columns]
+    book.to_csv(path, index=False, lineterminator="\r\n")  # RFC 4180: a cell holding \r or \n is quoted
 
 
 def format_report(report: Report) -> str:
