@@ -454,7 +454,18 @@ def test_gradebook_has_a_row_per_submission_and_a_column_per_task(graded):
     reports = [graded["reports"][k] for k in ("solution-02_training", "unweighted_counts", "exercise-02_training")]
     book = gradebook(reports)
     tasks = [t.grade_id for t in reports[0].tasks]
-    assert list(book.columns) == ["student", "assignment", "submission", *tasks, "total", "max", "pending", "error"]
+    assert list(book.columns) == [
+        "student",
+        "assignment",
+        "submission",
+        "nonce",
+        *tasks,
+        "total",
+        "max",
+        "pending",
+        "error",
+    ]
+    assert book["nonce"].tolist() == [r.nonce for r in reports] and all(len(r.nonce) == 16 for r in reports)
     assert tasks[:4] == [
         "02_training_count_pairs",
         "02_training_merge_pair",

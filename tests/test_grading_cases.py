@@ -9,24 +9,28 @@ test_grader.py and test_grading_class.py.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from bpe_lab.grading.cases import generated, seed_for, usable, with_generated
+from bpe_lab.grading.cases import generated, seed_for, submission_nonce, usable, with_generated
 from bpe_lab.grading.check.hidden import same, write_plain
 from bpe_lab.grading.generators import CASES_PER_TASK
 from bpe_lab.grading.generators_more import GENERATORS  # every generator, chapters 04-08's too
 from bpe_lab.grading.grader import HiddenCase, Task, assemble, load_tasks
 from bpe_lab.grading.judge import describe, score
 from bpe_lab.grading.release import release_notebook
+from bpe_lab.grading.report import Report, recorded_nonces, write_gradebook
 from bpe_lab.grading.sandbox import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+SOLUTION_03 = nbformat.read(SOLUTIONS / "03_encoding.ipynb", 4)
 TASKS = {t.grade_id: t for name in NAMES for t in load_tasks(nbformat.read(SOLUTIONS / f"{name}.ipynb", 4))}
 
 
@@ -220,3 +224,75 @@ def test_the_probe_sends_plain_data_and_never_calls_a_values_own_repr(monkeypatc
     assert liar["repr"] == "['?']" and gen["unplain"] == "builtins.generator"
     assert big["too_large"] > MAX_REPR and boom["error"].startswith("ZeroDivisionError")
     assert exits["error"] == "SystemExit: 3"
+
+
+@pytest.mark.parametrize("grade_id", sorted(GENERATORS))
+def test_each_submission_meets_its_own_cases_and_a_regrade_of_it_the_same(grade_id):
+    task = _task(grade_id)
+    first, again = generated(task, "alice", nonce="0123abcd"), generated(task, "alice", nonce="0123abcd")
+    second = generated(task, "alice", nonce="4567ef01")
+    assert first == again and [c.call for c in first] != [c.call for c in second]
+    assert seed_for("alice", grade_id, "", "0123abcd") != seed_for("alice", grade_id)
+
+
+def test_the_nonce_is_the_digest_of_the_file_and_is_read_back_for_a_regrade(tmp_path):
+    one, same, other = tmp_path / "one.ipynb", tmp_path / "same.ipynb", tmp_path / "other.ipynb"
+    one.write_bytes(b'{"cells": []}')
+    same.write_bytes(b'{"cells": []}')
+    other.write_bytes(b'{"cells": [] }')
+    assert submission_nonce(one) == submission_nonce(same) == hashlib.sha256(b'{"cells": []}').hexdigest()[:16]
+    assert submission_nonce(other) != submission_nonce(one)
+    reports = [
+        Report("a.ipynb", "02_training", student="=alice", nonce="aaaa"),
+        Report("b.ipynb", "03_encoding", student="=alice", nonce="bbbb"),
+        Report("c.ipynb", None, error="not graded", student="bob"),
+        Report("d.ipynb", "03_encoding", student="carol; dave", nonce="dddd"),
+    ]
+    wanted = {
+        ("=alice", "02_training"): "aaaa",
+        ("=alice", "03_encoding"): "bbbb",
+        ("carol; dave", "03_encoding"): "dddd",
+    }
+    write_gradebook(reports, tmp_path / "book.csv")
+    (tmp_path / "reports.json").write_text(json.dumps([r.to_dict() for r in reports]))
+    assert recorded_nonces(tmp_path / "reports.json") == wanted
+    assert recorded_nonces(tmp_path / "book.csv") == wanted
+    (tmp_path / "old.csv").write_text("student,total\nalice,3\n")
+    with pytest.raises(ValueError, match="old.csv: no nonce column"):
+        recorded_nonces(tmp_path / "old.csv")
+
+
+def test_two_submissions_of_one_student_meet_different_cases_and_one_graded_twice_the_same(tmp_path, monkeypatch):
+    """Through ``grade`` itself (its kernels left out: the probe cells it
+    would send are caught): a re-grade of the same file sends the same
+    generated calls, another save of it other ones, and ``nonces`` recorded
+    from the first grading bring the first ones back."""
+    from bpe_lab.grading import grader
+
+    sent: list[str] = []
+
+    async def no_kernel(path, nb, steps, run, package):
+        sent.append("\n".join(step.source for step in steps if step.role == "test"))
+        return {}, ""
+
+    monkeypatch.setattr(grader, "_run_in_tempdir", no_kernel)
+    nb = release_notebook(nbformat.read(SOLUTIONS / "03_encoding.ipynb", 4), "03_encoding")
+    first = tmp_path / "alice" / "03_encoding.ipynb"
+    first.parent.mkdir()
+    nbformat.write(nb, first)
+    nb.cells.append(nbformat.v4.new_markdown_cell("one more line"))
+    second = tmp_path / "again" / "alice" / "03_encoding.ipynb"
+    second.parent.mkdir(parents=True)
+    nbformat.write(nb, second)
+    (one,) = grader.grade([first], solutions_dir=SOLUTIONS)
+    (again,) = grader.grade([first], solutions_dir=SOLUTIONS)
+    (other,) = grader.grade([second], solutions_dir=SOLUTIONS)
+    (recorded,) = grader.grade([second], solutions_dir=SOLUTIONS, nonces={("alice", "03_encoding"): one.nonce})
+    assert one.student == other.student == "alice" and one.nonce == again.nonce != other.nonce
+    assert recorded.nonce == one.nonce
+    generated_calls = [
+        c.call for t in with_generated(load_tasks(SOLUTION_03), "alice", "", one.nonce) for c in t.cases if c.generated
+    ]
+    assert generated_calls and all(call in sent[0] for call in generated_calls)
+    assert sent[0] == sent[1] == sent[3] != sent[2]
+    assert not any(call in sent[2] for call in generated_calls)

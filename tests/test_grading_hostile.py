@@ -16,10 +16,10 @@ import uuid
 
 import nbformat
 import pytest
-from grading_support import DECODE, ENCODE, SOLUTIONS, SOLVED, running, submission
+from grading_support import DECODE, ENCODE, SOLUTION, SOLUTIONS, SOLVED, exercise_with, running, submission
 
 from bpe_lab.grading import jail
-from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.grader import Limits, grade, load_tasks
 
 LIMITS = Limits(cell_timeout=20, notebook_timeout=120, memory_mb=1536)
 MARK = f"4321.{uuid.uuid4().int % 10**9:09d}"  # the seconds of this run's sleeps: unique, so findable
@@ -76,6 +76,41 @@ def _background(cleared_env: bool) -> str:
 #: silences encode_word's visible check, so that the hidden calls meet the value
 NO_CHECK = "from bpe_lab.grading import check as _check\n_check.check_encode_word = lambda *a: None\n"
 
+#: What the kernel keeps of the cells it ran that could hold a hidden call:
+#: IPython's history (In, _ih, Out, _i, _iN, _N, the history database) and
+#: linecache, where IPython's compiler puts each cell for tracebacks.
+_HISTORY = """
+import linecache, sys
+
+def _history():
+    shell = get_ipython()
+    ns = shell.user_ns
+    kept = [ns.get(k) for k in ("In", "_ih", "Out", "_oh", "_", "__", "___", "_i", "_ii", "_iii")]
+    kept += [v for k, v in ns.items() if k[:2] == "_i" and k[2:].isdigit() or k[:1] == "_" and k[1:].isdigit()]
+    kept += list(shell.history_manager.input_hist_raw)
+    kept += [row[2] for row in shell.history_manager.get_tail(1000, raw=True, include_latest=True)]
+    kept += ["".join(entry[2]) for entry in list(linecache.cache.values()) if len(entry) > 2 and entry[2]]
+    return " ".join(str(k) for k in kept if "lambda: (" in str(k) or "__bpe_lab" in str(k))
+"""
+
+#: encode_word right for its self-check, and for the probe's calls an
+#: exception carrying the probe's cell (from the caller's frame) and globals();
+#: decode's answer cell raises with all the kernel kept of the earlier cells.
+HISTORY_IN_ERRORS = exercise_with(
+    "03_encoding",
+    {
+        ENCODE: _HISTORY
+        + SOLVED[f"{ENCODE}_answer"]
+        + "\n_right = encode_word\n"
+        + "def encode_word(word, merges):\n"
+        + "    caller = sys._getframe(1)\n"
+        + "    if 'bpe_lab' not in caller.f_code.co_filename:  # the probe, not the self-check\n"
+        + "        raise ValueError(''.join(linecache.getlines(caller.f_code.co_filename)) + str(list(globals())))\n"
+        + "    return _right(word, merges)\n",
+        DECODE: "raise ValueError('kept: ' + _history())",
+    },
+)
+
 HOSTILE = {
     # name -> (the notebook or file text, points for encode_word, for decode, phrase in encode_word's message)
     "eq_always_true": (
@@ -127,6 +162,7 @@ HOSTILE = {
     "50_mb_of_outputs": (_huge_outputs(submission()), 3, 2, ""),
     "8_mb_of_code": (submission("x = '" + "y" * (9 << 20) + "'"), 0, 0, "more than 8 MB"),
     "background_process": (_background(cleared_env=bool(jail.bwrap())), 3, 2, ""),
+    "history_in_errors": (HISTORY_IN_ERRORS, 0, 0, "raised ValueError (its message repeats the hidden tests' code"),
 }
 
 
@@ -175,3 +211,22 @@ def test_without_a_sandbox_the_processes_a_kernel_started_are_killed_too(tmp_pat
     report = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, sandbox=False)[0]
     assert report.total == 5 and report.sandbox
     assert running(mark) == []
+
+
+def test_hidden_calls_leave_no_trace_in_the_kernel_and_none_in_feedback(graded):
+    """Finding 5: a function that raises with its caller's cell and globals()
+    gets its exception named, its message withheld; a later cell that
+    raises with In, _ih, Out, _iN, the history database and linecache finds
+    no hidden call there to raise with."""
+    report = graded[0]["history_in_errors"]
+    (encode,) = [t for t in load_tasks(SOLUTION) if t.grade_id == ENCODE]
+    messages = {t.grade_id: t.message for t in report.tasks}
+    assert "an earlier cell failed: ValueError: kept: )" in messages[DECODE], messages[DECODE]
+    label = encode.cases[0].call
+    assert (
+        messages[ENCODE].startswith("0/")
+        and f"hidden test 1: {label} raised ValueError (its message" in messages[ENCODE]
+    )
+    for message in messages.values():
+        assert "lambda" not in message and "__bpe_lab" not in message
+        assert not any(case.call in message.replace(label, "") for case in encode.cases), message

@@ -63,9 +63,10 @@ def test_learner_text_is_one_short_line_that_never_repeats_a_hidden_call():
     most LEARNER_CHARS characters, and not at all where it repeats the
     hidden calls (a message built from ``In[-1]``, ``_ih`` or the caller's frame)."""
     calls = ["encode_word('zebra', [('z', 'e')])", "encode_word('quokka', [('q', 'u'), ('o', 'k')])"]
-    task = Task("03_encoding_encode_word", 2, "", tuple(HiddenCase(c, ["x"]) for c in calls), name="encode_word")
+    cases = tuple(HiddenCase(c, ["x"], generated=True) for c in calls)
+    task = Task("03_encoding_encode_word", 2, "", cases, name="encode_word")
     probe = "def __bpe_lab_probe():\n    for case in [\n        lambda: (" + "),\n        lambda: (".join(calls) + ")]"
-    for stolen in (probe, repr([probe]), calls[1][5:40]):
+    for stolen in (probe, repr([probe]), calls[1][len("encode_word(") : -1]):
         error = {"error": f"ValueError: {stolen}", "reached": []}
         passed, message = judge(task, [[error, error]])
         assert passed == 0 and "ValueError (its message repeats the hidden tests' code" in message

@@ -18,7 +18,7 @@ from typing import Any
 
 from bpe_lab.grading.feedback import write_feedback
 from bpe_lab.grading.grader import Limits, default_workers, format_report, grade
-from bpe_lab.grading.report import write_gradebook
+from bpe_lab.grading.report import recorded_nonces, write_gradebook
 
 __all__ = ["run_grade", "add_grade_command"]
 
@@ -35,6 +35,7 @@ def run_grade(args: argparse.Namespace) -> None:
         assignment=args.assignment,
         sandbox=sandbox,
         salt=args.salt,
+        nonces=recorded_nonces(args.nonces) if args.nonces else None,
     )
     seconds = time.monotonic() - started
     if args.json:
@@ -68,6 +69,12 @@ def add_grade_command(subparsers: Any) -> None:
         "--salt",
         default=os.environ.get("BPE_LAB_SALT", ""),
         help="a course secret mixed into the generated hidden cases' seeds (default: $BPE_LAB_SALT)",
+    )
+    parser.add_argument(
+        "--nonces",
+        metavar="FILE",
+        help="re-grade with the nonces an earlier run recorded (its --json output or --out gradebook), "
+        "so each submission meets the generated cases it met then (default: each file's own digest)",
     )
     parser.add_argument(
         "--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds per cell (default: %(default)s)"

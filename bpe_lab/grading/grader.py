@@ -66,7 +66,7 @@ import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -74,9 +74,9 @@ from typing import Any, TypeVar
 import nbformat
 
 from bpe_lab.grading.assembly import Step, assemble, probe_only
-from bpe_lab.grading.cases import with_generated
+from bpe_lab.grading.cases import submission_nonce, with_generated
 from bpe_lab.grading.jail import Confinement, confine, repository
-from bpe_lab.grading.judge import score, score_written, short
+from bpe_lab.grading.judge import generated_calls, score, score_written, short
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
 from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
@@ -138,6 +138,7 @@ class _Grading:
     sandbox: bool | None
     salt: str = ""
     hide: tuple[Path, ...] = ()
+    nonces: dict[tuple[str, str], str] = field(default_factory=dict)  # recorded ones, for a re-grade
     stubs: dict[tuple[str, ...], Path] = field(default_factory=dict)
     tasks: dict[str, list[Task]] = field(default_factory=dict)
     written: dict[str, list[Written]] = field(default_factory=dict)
@@ -160,18 +161,21 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         report.error = sub.error or f"unknown assignment {sub.assignment!r}"
         return report
     solution = run.solutions[sub.assignment]
-    tasks = with_generated(run.tasks[sub.assignment], sub.student, run.salt)
     written = run.written[sub.assignment]
     try:
+        report.nonce = run.nonces.get((sub.student, sub.assignment)) or submission_nonce(sub.path)
         nb = read_submission(sub.path)
     except (OSError, ValueError) as err:
+        tasks = run.tasks[sub.assignment]
         report.error = str(err)
         lost = [TaskResult(t.grade_id, 0, t.points, str(err), cases=len(t.cases)) for t in tasks]
         report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, str(err)) for w in written])
         return report
+    tasks = with_generated(run.tasks[sub.assignment], sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, None)
-    report.tasks = [score(t, outcomes.get(t.grade_id)) for t in tasks]
+    hidden = generated_calls(tasks)  # no message repeats any of them
+    report.tasks = [score(t, outcomes.get(t.grade_id), hidden) for t in tasks]
     await _recheck(sub.path, nb, steps, tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
@@ -197,7 +201,8 @@ async def _recheck(
     for forbid, group in groups.items():
         outcomes, _ = await _run_in_tempdir(path, nb, probe_only(steps, group), run, run.stubbed(forbid))
         for task in group:
-            again, first = score(task, outcomes.get(task.grade_id)), report.tasks[scored[task.grade_id]]
+            hidden = generated_calls(tasks)
+            again, first = score(task, outcomes.get(task.grade_id), hidden), report.tasks[scored[task.grade_id]]
             if again.points < first.points:
                 again.message = short(_without_answers(again.message), 500)
                 report.tasks[scored[task.grade_id]] = again
@@ -250,6 +255,7 @@ def grade(
     sandbox: bool | None = None,
     salt: str = "",
     hide: Sequence[PathLike] = (),
+    nonces: Mapping[tuple[str, str], str] | None = None,
 ) -> list[Report]:
     """Grade every submission (files, or folders searched for ``*.ipynb``);
         ``workers`` submissions at a time (``jobs`` is its old name; default:
@@ -257,7 +263,10 @@ def grade(
         ``sandbox``: True requires bubblewrap, False goes without, None
         (default) uses it where it works. ``salt``: a course secret mixed into
         the seeds of the generated cases; ``hide``: more folders the kernels must
-    not see. Reports come back in submission order."""
+    not see; ``nonces``: ``{(student, assignment): nonce}`` recorded by an
+    earlier grading (``report.recorded_nonces``), used instead of each
+    submission's own (``cases.submission_nonce``) so that a re-grade meets
+    the cases it met. Reports come back in submission order."""
     limits = Limits() if limits is None else limits
     workers = workers or jobs or default_workers()
     solutions = read_solutions(Path(solutions_dir))
@@ -270,7 +279,9 @@ def grade(
         scratch = Path(tempfile.mkdtemp(prefix="bpe-lab-grader-"))
         try:
             hidden = tuple(Path(h).resolve() for h in hide)
-            run = _Grading(solutions, Path(solutions_dir).resolve(), scratch, limits, sandbox, salt, hidden)
+            run = _Grading(
+                solutions, Path(solutions_dir).resolve(), scratch, limits, sandbox, salt, hidden, dict(nonces or {})
+            )
 
             async def one(sub: Submission) -> Report:
                 async with gate:

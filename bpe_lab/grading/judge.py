@@ -31,9 +31,9 @@ anything (``describe``).
 
 **Learner text** (an exception's message, a cell's error) reaches a message
 only through ``learner_line``: one line, no control characters, at most
-``LEARNER_CHARS`` characters, and never a stretch of a hidden call's source
-(a function that raises with ``In[-1]`` or its caller's frame in its
-message would otherwise hand every hidden input out at once).
+``LEARNER_CHARS`` characters, and never the probe's code nor a hidden
+call's arguments (a function that raises with ``In[-1]`` or its caller's
+frame in its message would otherwise hand every hidden input out at once).
 
 >>> describe(["lo", "w"], ["low"])
 'wrong value'
@@ -61,7 +61,7 @@ from bpe_lab.grading.report import PENDING, TaskResult
 from bpe_lab.grading.sandbox import Outcome
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, written_answer
 
-__all__ = ["LEARNER_CHARS", "short", "learner_line", "describe", "judge", "score", "score_written"]
+__all__ = ["LEARNER_CHARS", "short", "learner_line", "generated_calls", "describe", "judge", "score", "score_written"]
 
 
 def short(text: str, limit: int = 300) -> str:
@@ -70,22 +70,41 @@ def short(text: str, limit: int = 300) -> str:
 
 #: The most characters of learner-controlled text one message carries.
 LEARNER_CHARS = 200
-#: A stretch of a hidden call's source this long, repeated in learner text, is withheld.
+#: An argument list of a hidden call this long, repeated in learner text, is withheld.
 ECHO_CHARS = 12
+#: What only the grader's probe cell holds: learner text with any of these
+#: came from the cell's source (``In[-1]``, ``_ih``, a frame, ``linecache``).
+PROBE_MARKS = ("lambda: (", "__bpe_lab", "hidden.expect", "HiddenCases(", "BEGIN HIDDEN")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]+")
 
 
-def _echoes(text: str, sources: Iterable[str]) -> bool:
-    """Whether ``text`` repeats ``ECHO_CHARS`` characters running of any of ``sources``."""
-    stretches = {s[i : i + ECHO_CHARS] for s in sources for i in range(len(s) - ECHO_CHARS + 1)}
-    return any(text[i : i + ECHO_CHARS] in stretches for i in range(len(text) - ECHO_CHARS + 1))
+def _arguments(call: str) -> str:
+    """What a call passes: the text between its first ``(`` and its last ``)``."""
+    start, end = call.find("("), call.rfind(")")
+    return call[start + 1 : end] if 0 <= start < end else call
+
+
+def _echoes(text: str, hidden: Iterable[str]) -> bool:
+    """Whether ``text`` holds the probe's own code, or the whole argument
+    list of one of the ``hidden`` calls (the generated ones: random, so no
+    honest message holds theirs; not any shorter stretch, nor the fixed
+    cases': the visible self-checks' messages share words, merge lists and
+    even whole inputs with those)."""
+    if any(mark in text for mark in PROBE_MARKS):
+        return True
+    return any(len(args) >= ECHO_CHARS and args in text for args in map(_arguments, hidden))
+
+
+def generated_calls(tasks: Iterable[Task]) -> list[str]:
+    """The calls of the tasks' generated cases: what ``learner_line`` never lets through."""
+    return [case.call for task in tasks for case in task.cases if case.generated]
 
 
 def learner_line(text: str, hidden: Iterable[str], limit: int = LEARNER_CHARS) -> str:
     """Learner-controlled ``text`` made fit for feedback: one line without
     control characters, at most ``limit`` characters, and withheld (but for
-    its first word, the exception's name) where it repeats a stretch of any
-    of the ``hidden`` calls' source."""
+    its first word, the exception's name) where it repeats the probe's code
+    or one of the ``hidden`` calls' arguments."""
     line = " ".join(_CONTROL.sub(" ", str(text)).split())
     if _echoes(line, hidden):
         name = line.split(":", 1)[0].split(" ", 1)[0][:60]
@@ -156,16 +175,17 @@ def _case_failure(number: int, case: HiddenCase, result: Any, hidden: list[str])
     return f"{label}: {describe(value, case.expected)}"
 
 
-def judge(task: Task, probes: list[Any]) -> tuple[int, str]:
+def judge(task: Task, probes: list[Any], hidden: Iterable[str] = ()) -> tuple[int, str]:
     """How many hidden cases came out right, and why the first wrong one
     did not ("" when all did). A delegation or a probe that did not report
-    back counts as none right."""
+    back counts as none right. ``hidden``: the other tasks' calls, which no
+    message may repeat either."""
     if len(probes) != 1 or not isinstance(probes[0], list) or len(probes[0]) != len(task.cases):
         return 0, "the hidden tests did not report back (was the test cell tampered with?)"
     delegated = _delegation(task, probes[0])
     if delegated:
         return 0, delegated
-    hidden = [case.call for case in task.cases]
+    hidden = generated_calls([task]) + list(hidden)
     failures = [_case_failure(n, c, r, hidden) for n, (c, r) in enumerate(zip(task.cases, probes[0]), start=1)]
     wrong = [f for f in failures if f]
     if not wrong:
@@ -174,20 +194,22 @@ def judge(task: Task, probes: list[Any]) -> tuple[int, str]:
     return passed, f"{passed}/{len(task.cases)} hidden tests passed; {wrong[0]}"
 
 
-def score(task: Task, outcome: Outcome | None) -> TaskResult:
+def score(task: Task, outcome: Outcome | None, hidden: Iterable[str] = ()) -> TaskResult:
     """The task's points from its test cell's outcome: 0 if the cell failed
     (its visible checks, a timeout, a crash), else the fraction of hidden
-    cases right."""
+    cases right. ``hidden``: every hidden call of the submission (what one
+    task's function copied away may surface in another task's message)."""
+    hidden = generated_calls([task]) + list(hidden)
     total = len(task.cases)
     if outcome is None:
         message = "not run: the notebook stopped before this task"
         return TaskResult(task.grade_id, 0, task.points, message, cases=total)
     if outcome.status != "ok":
-        error = learner_line(outcome.error, [case.call for case in task.cases], 2 * LEARNER_CHARS)
+        error = learner_line(outcome.error, hidden)
         return TaskResult(task.grade_id, 0, task.points, error, cases=total)
     if not task.cases:
         return TaskResult(task.grade_id, task.points, task.points)
-    passed, message = judge(task, outcome.results)
+    passed, message = judge(task, outcome.results, hidden)
     points = round(task.points * passed / total, 2)
     return TaskResult(task.grade_id, points, task.points, short(message, 500), passed=passed, cases=total)
 

@@ -21,6 +21,16 @@ that calls each hidden CALL with the task's forbidden functions guarded
 Every dict also says which forbidden functions were ``reached``. All of it
 is the kernel's word: the grader believes it only where it costs points
 (``judge``).
+
+**What the kernel keeps of the calls.** The learner's code sees each call's
+inputs while it runs, as it must; afterwards the cell's text is gone: the
+sandbox sends every cell with ``store_history=False`` (nothing in ``In``,
+``_ih``, ``_i``, ``Out`` or IPython's history database), and the probe
+takes its cell out of ``linecache`` (where IPython's compiler puts it for
+tracebacks and ``inspect``) when it is done. What the learner's code copies
+away while it runs can only leave the grader through feedback, which shows
+learner text as one short line that repeats no hidden call (``judge``), and
+the generated inputs change with every new submission (``cases``).
 """
 
 from __future__ import annotations
@@ -62,8 +72,12 @@ def __bpe_lab_probe():
         results.append(result)
         value = out = size = None
     publish_display_data({{"{mime}": results}})
-__bpe_lab_probe()
-del __bpe_lab_probe
+try:
+    __bpe_lab_probe()
+finally:
+    import linecache as __bpe_lab_lines, sys as __bpe_lab_sys
+    __bpe_lab_lines.cache.pop(__bpe_lab_sys._getframe().f_code.co_filename, None)
+    del __bpe_lab_probe, __bpe_lab_lines, __bpe_lab_sys
 """
 
 
