@@ -7,7 +7,10 @@ judging it. What a submission can and cannot do, and why:
 - It runs in its own kernel, in a temporary directory holding only a copy of
   the notebook, with memory and time limits (see ``sandbox``). A loop that
   never ends, ``sys.exit()``, a crash, deleted files or megabytes of output
-  cost that submission its points and nothing else.
+  cost that submission its points and nothing else. Every folder of a run
+  (the kernels', the stubbed copies) lies in one folder of the grader's
+  under ``$TMPDIR/bpe-lab-grader-UID/`` (``check.scratch``), removed at the
+  end, and by the next run if this one was killed.
 - Test cells always come from ``solutions/`` (see ``assembly.assemble``).
 - A submission can change anything inside its own kernel: monkeypatch
   ``bpe_lab``, redefine ``check``, even stop the kernel from reporting errors.
@@ -75,6 +78,7 @@ import nbformat
 
 from bpe_lab.grading.assembly import Step, assemble, probe_only
 from bpe_lab.grading.cases import submission_nonce, with_generated
+from bpe_lab.grading.check.scratch import process_folder, release
 from bpe_lab.grading.jail import Confinement, confine, repository
 from bpe_lab.grading.judge import generated_calls, score, score_written, short
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
@@ -133,7 +137,7 @@ class _Grading:
 
     solutions: dict[str, nbformat.NotebookNode]
     solutions_dir: Path
-    scratch: Path  # the grader's own temporary folder (stubbed package copies)
+    scratch: Path  # the run's temporary folder (stubbed package copies, each kernel's folder): see check.scratch
     limits: Limits
     sandbox: bool | None
     salt: str = ""
@@ -221,7 +225,7 @@ async def _run_in_tempdir(
 ) -> tuple[dict[str, Outcome], str]:
     """Run ``steps`` in a fresh folder holding only a copy of the notebook;
     the outcomes and the confinement's note ("" when sandboxed)."""
-    folder = Path(tempfile.mkdtemp(prefix="bpe-lab-grade-"))
+    folder = Path(tempfile.mkdtemp(prefix="grade-", dir=run.scratch))
     try:
         workdir = folder / "work"
         workdir.mkdir()
@@ -276,7 +280,7 @@ def grade(
 
     async def run_all() -> list[Report]:
         gate = asyncio.Semaphore(max(1, workers))
-        scratch = Path(tempfile.mkdtemp(prefix="bpe-lab-grader-"))
+        scratch = process_folder("bpe-lab-grader")  # the last killed run's folders go first
         try:
             hidden = tuple(Path(h).resolve() for h in hide)
             run = _Grading(
@@ -289,7 +293,7 @@ def grade(
 
             return list(await asyncio.gather(*(one(s) for s in subs)))
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            release(scratch)
 
     return _run_coroutine(run_all)
 
