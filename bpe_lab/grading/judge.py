@@ -61,15 +61,27 @@ from bpe_lab.grading.report import PENDING, TaskResult
 from bpe_lab.grading.sandbox import Outcome
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, written_answer
 
-__all__ = ["LEARNER_CHARS", "short", "learner_line", "generated_calls", "describe", "judge", "score", "score_written"]
+__all__ = [
+    "LEARNER_CHARS",
+    "CELL_ERROR_CHARS",
+    "short",
+    "learner_line",
+    "generated_calls",
+    "describe",
+    "judge",
+    "score",
+    "score_written",
+]
 
 
 def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-#: The most characters of learner-controlled text one message carries.
-LEARNER_CHARS = 200
+#: The most characters of learner-controlled text one message carries: an
+#: exception's message; a failed cell's error (mostly a self-check's
+#: message, whose hint comes last) may have more.
+LEARNER_CHARS, CELL_ERROR_CHARS = 200, 500
 #: An argument list of a hidden call this long, repeated in learner text, is withheld.
 ECHO_CHARS = 12
 #: What only the grader's probe cell holds: learner text with any of these
@@ -205,7 +217,7 @@ def score(task: Task, outcome: Outcome | None, hidden: Iterable[str] = ()) -> Ta
         message = "not run: the notebook stopped before this task"
         return TaskResult(task.grade_id, 0, task.points, message, cases=total)
     if outcome.status != "ok":
-        error = learner_line(outcome.error, hidden)
+        error = learner_line(outcome.error, hidden, CELL_ERROR_CHARS)
         return TaskResult(task.grade_id, 0, task.points, error, cases=total)
     if not task.cases:
         return TaskResult(task.grade_id, task.points, task.points)
