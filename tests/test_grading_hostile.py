@@ -90,7 +90,8 @@ def _history():
     kept += list(shell.history_manager.input_hist_raw)
     kept += [row[2] for row in shell.history_manager.get_tail(1000, raw=True, include_latest=True)]
     kept += ["".join(entry[2]) for entry in list(linecache.cache.values()) if len(entry) > 2 and entry[2]]
-    return " ".join(str(k) for k in kept if "lambda: (" in str(k) or "__bpe_lab" in str(k))
+    marks = ["lambda" + ": (", "__bpe" + "_lab"]  # spelt apart: this cell itself is in linecache
+    return " ".join(str(k) for k in kept if any(m in str(k) for m in marks))
 """
 
 #: encode_word right for its self-check, and for the probe's calls an
