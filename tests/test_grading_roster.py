@@ -155,3 +155,12 @@ def test_a_gradebook_cell_that_would_be_a_formula_is_text(tmp_path):
     assert [r["t"] for r in rows] == ["1.0", "2.0", "", "0.0"] and rows[0]["total"] == "1"
     starts = [cell[:1] for row in rows for cell in row.values() if cell]
     assert not any(c in "=+-@\t\r" for c in starts), starts
+
+
+def test_a_file_given_by_itself_is_named_by_its_student_folder(tmp_path):
+    path = _write(tmp_path / "submitted" / "alice" / "03_encoding" / "03_encoding.ipynb", "03_encoding")
+    other = _write(tmp_path / "submissions" / "bob" / "03_encoding.ipynb", "03_encoding")
+    assert [(s.student, s.assignment) for s in collect([path, other], SOLUTIONS)] == [
+        ("alice", "03_encoding"),
+        ("bob", "03_encoding"),
+    ]

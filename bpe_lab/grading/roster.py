@@ -141,7 +141,8 @@ def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str], s
             top = Path(original).stem
             for name in named:
                 top = top.replace(name, "")
-            top = top.strip(" _-.") or path.parent.name or path.stem
+            folder = path.parent.parent if path.parent.name in known else path.parent  # STUDENT/ASSIGNMENT/
+            top = top.strip(" _-.") or folder.name or path.stem
         return top, named, ""
     student = top or parts[0]
     named = _named(Path(student_from_name(path.name, known)[1]).stem, known)
