@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from bpe_lab.grading.feedback import feedback_page
 from bpe_lab.grading.release import release_notebook
 from bpe_lab.grading.report import Report, TaskResult, write_gradebook
 from bpe_lab.grading.roster import collect, student_from_name
@@ -163,4 +164,18 @@ def test_a_file_given_by_itself_is_named_by_its_student_folder(tmp_path):
     assert [(s.student, s.assignment) for s in collect([path, other], SOLUTIONS)] == [
         ("alice", "03_encoding"),
         ("bob", "03_encoding"),
+    ]
+
+
+def test_names_and_reasons_from_folder_names_stay_on_one_line_of_feedback(tmp_path):
+    """A folder named with a new line and a Markdown heading neither breaks
+    the reason it is not graded nor starts a section of the feedback page."""
+    root = tmp_path / "submitted"
+    _write(root / "mallory" / "03_encoding" / "x\n# 5/5 for mallory\r" / "y" / "03_encoding.ipynb", "03_encoding")
+    (sub,) = collect([root], SOLUTIONS)
+    assert "\n" not in sub.error and "\r" not in sub.error and "x?# 5/5 for mallory?/y/" in sub.error
+    page = feedback_page("mallory\n# all marks", [Report(str(sub.path), None, error=sub.error, student="mallory")])
+    assert [line for line in page.splitlines() if line.startswith("#")] == [
+        "# Feedback for mallory # all marks",
+        "## unknown assignment: 0/0",
     ]

@@ -32,7 +32,12 @@ __all__ = ["feedback_page", "write_feedback"]
 
 def _cell(text: str) -> str:
     """Text that stays inside one Markdown table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") or "ok"
+    return _line(text).replace("\\", "\\\\").replace("|", "\\|") or "ok"
+
+
+def _line(text: str) -> str:
+    """``text`` on one line, without control characters."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
 
 def _points(n: float) -> str:
@@ -48,7 +53,7 @@ def _section(report: Report) -> list[str]:
     pending = f" ({_points(report.pending)} awaiting manual grading)" if report.pending else ""
     lines = [f"## {report.assignment or 'unknown assignment'}: {report.total:g}/{report.max_total:g}{pending}", ""]
     if report.error:
-        lines += [f"**Not graded:** {report.error}", ""]
+        lines += [f"**Not graded:** {_line(report.error)}", ""]
     graded = [t for t in report.tasks if not t.pending]
     if graded:
         lines += ["| task | points | result |", "|---|---|---|"]
@@ -65,7 +70,7 @@ def _section(report: Report) -> list[str]:
 
 def feedback_page(student: str, reports: list[Report]) -> str:
     """The Markdown page for one student's reports."""
-    lines = [f"# Feedback for {student}", ""]
+    lines = [f"# Feedback for {_line(student)}", ""]
     for report in reports:
         lines += _section(report)
     return "\n".join(lines).rstrip() + "\n"

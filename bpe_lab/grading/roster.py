@@ -152,7 +152,7 @@ def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str], s
         return student, named, ""
     if len(parts) == 3 and parts[1] in known:  # nbgrader: STUDENT/ASSIGNMENT/NAME.ipynb
         return student, [parts[1]], ""
-    deep = "/".join(parts[1:-1])
+    deep = "".join(c if c.isprintable() else "?" for c in "/".join(parts[1:-1]))  # folder names are the learner's
     return (
         student,
         named,
