@@ -296,3 +296,27 @@ def test_two_submissions_of_one_student_meet_different_cases_and_one_graded_twic
     assert generated_calls and all(call in sent[0] for call in generated_calls)
     assert sent[0] == sent[1] == sent[3] != sent[2]
     assert not any(call in sent[2] for call in generated_calls)
+
+
+def test_bpe_lab_grade_regrades_with_the_nonces_its_gradebook_recorded(tmp_path, monkeypatch, capsys):
+    from bpe_lab.cli import main
+    from bpe_lab.grading import grader
+
+    async def no_kernel(path, nb, steps, run, package):
+        return {}, ""
+
+    monkeypatch.setattr(grader, "_run_in_tempdir", no_kernel)
+    path = tmp_path / "class" / "=alice" / "03_encoding.ipynb"
+    path.parent.mkdir(parents=True)
+    nbformat.write(release_notebook(SOLUTION_03, "03_encoding"), path)
+    book = tmp_path / "book.csv"
+    args = ["grade", str(tmp_path / "class"), "--solutions", str(SOLUTIONS), "--json"]
+    assert main([*args, "--out", str(book)]) == 0
+    (first,) = json.loads(capsys.readouterr().out)
+    path.write_text(path.read_text() + "\n")  # saved again: another file, the same submission
+    assert main(args) == 0
+    (resaved,) = json.loads(capsys.readouterr().out)
+    assert main([*args, "--nonces", str(book)]) == 0
+    (regraded,) = json.loads(capsys.readouterr().out)
+    assert first["student"] == "=alice" and len(first["nonce"]) == 16
+    assert resaved["nonce"] != first["nonce"] == regraded["nonce"]
