@@ -19,6 +19,7 @@ import pytest
 from grading_support import DECODE, ENCODE, SOLUTION, SOLUTIONS, SOLVED, exercise_with, running, submission
 
 from bpe_lab.grading import jail
+from bpe_lab.grading.generators import CASES_PER_TASK
 from bpe_lab.grading.grader import Limits, grade, load_tasks
 
 LIMITS = Limits(cell_timeout=20, notebook_timeout=120, memory_mb=1536)
@@ -95,8 +96,9 @@ def _history():
 """
 
 #: encode_word right for its self-check, and for the probe's calls an
-#: exception carrying the probe's cell (from the caller's frame) and globals();
-#: decode's answer cell raises with all the kernel kept of the earlier cells.
+#: exception carrying all the kernel holds of the probe's cell: In[-1],
+#: _ih, the caller's lines from linecache and globals(); decode's answer
+#: cell raises with all the kernel kept of the earlier cells.
 HISTORY_IN_ERRORS = exercise_with(
     "03_encoding",
     {
@@ -106,9 +108,24 @@ HISTORY_IN_ERRORS = exercise_with(
         + "def encode_word(word, merges):\n"
         + "    caller = sys._getframe(1)\n"
         + "    if 'bpe_lab' not in caller.f_code.co_filename:  # the probe, not the self-check\n"
-        + "        raise ValueError(''.join(linecache.getlines(caller.f_code.co_filename)) + str(list(globals())))\n"
+        + "        lines = ''.join(linecache.getlines(caller.f_code.co_filename))\n"
+        + "        raise ValueError(In[-1] + _ih[-1] + lines + str(list(globals())))\n"
         + "    return _right(word, merges)\n",
         DECODE: "raise ValueError('kept: ' + _history())",
+    },
+)
+
+#: encode_word right, keeping every input the probe calls it with; decode's
+#: answer cell raises with them all (the generated ones among them).
+INPUTS_COPIED_AWAY = exercise_with(
+    "03_encoding",
+    {
+        ENCODE: SOLVED[f"{ENCODE}_answer"]
+        + "\n_right, SEEN = encode_word, []\n"
+        + "def encode_word(word, merges):\n"
+        + "    SEEN.append((word, merges))\n"
+        + "    return _right(word, merges)\n",
+        DECODE: "raise ValueError(repr(SEEN[::-1]))",  # the last seen first: the generated ones
     },
 )
 
@@ -150,7 +167,8 @@ HOSTILE = {
         "not a generator",
     ),
     "returns_10_to_the_8_items": (
-        NO_CHECK + "def encode_word(word, merges):\n    return [0] * 10**8",
+        # made once: nine lists of 800 MB take longer than a cell may, under load
+        NO_CHECK + "_BIG = [0] * 10**8\ndef encode_word(word, merges):\n    return _BIG",
         0,
         2,
         "too large to check",
@@ -163,7 +181,8 @@ HOSTILE = {
     "50_mb_of_outputs": (_huge_outputs(submission()), 3, 2, ""),
     "8_mb_of_code": (submission("x = '" + "y" * (9 << 20) + "'"), 0, 0, "more than 8 MB"),
     "background_process": (_background(cleared_env=bool(jail.bwrap())), 3, 2, ""),
-    "history_in_errors": (HISTORY_IN_ERRORS, 0, 0, "raised ValueError (its message repeats the hidden tests' code"),
+    "history_in_errors": (HISTORY_IN_ERRORS, 0, 0, "raised ValueError: "),
+    "inputs_copied_away": (INPUTS_COPIED_AWAY, 3, 0, ""),
 }
 
 
@@ -215,19 +234,26 @@ def test_without_a_sandbox_the_processes_a_kernel_started_are_killed_too(tmp_pat
 
 
 def test_hidden_calls_leave_no_trace_in_the_kernel_and_none_in_feedback(graded):
-    """Finding 5: a function that raises with its caller's cell and globals()
-    gets its exception named, its message withheld; a later cell that
-    raises with In, _ih, Out, _iN, the history database and linecache finds
-    no hidden call there to raise with."""
+    """Finding 5: a function that raises with In[-1], _ih, its caller's lines
+    and globals() finds no hidden call there; nor does a later cell that
+    raises with In, _ih, Out, _iN, the history database and linecache."""
     report = graded[0]["history_in_errors"]
     (encode,) = [t for t in load_tasks(SOLUTION) if t.grade_id == ENCODE]
     messages = {t.grade_id: t.message for t in report.tasks}
     assert "an earlier cell failed: ValueError: kept: )" in messages[DECODE], messages[DECODE]
     label = encode.cases[0].call
-    assert (
-        messages[ENCODE].startswith("0/")
-        and f"hidden test 1: {label} raised ValueError (its message" in messages[ENCODE]
-    )
+    assert messages[ENCODE].startswith(f"0/{len(encode.cases) + CASES_PER_TASK} hidden tests passed; ")
+    assert f"hidden test 1: {label} raised ValueError: " in messages[ENCODE]
     for message in messages.values():
         assert "lambda" not in message and "__bpe_lab" not in message
         assert not any(case.call in message.replace(label, "") for case in encode.cases), message
+
+
+def test_inputs_a_function_copied_away_are_withheld_from_feedback(graded):
+    """What encode_word saw while it ran (every hidden input) raised by a
+    later cell: that message is named, never shown."""
+    report = graded[0]["inputs_copied_away"]
+    messages = {t.grade_id: t.message for t in report.tasks}
+    assert messages[ENCODE] == "" and report.tasks[0].points == 3
+    assert messages[DECODE].startswith("NameError (its message repeats the hidden tests' code, so it is not shown)")
+    assert "abc" not in messages[DECODE] and "newer" not in messages[DECODE]
