@@ -13,6 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -454,7 +459,18 @@ def test_gradebook_has_a_row_per_submission_and_a_column_per_task(graded):
     reports = [graded["reports"][k] for k in ("solution-02_training", "unweighted_counts", "exercise-02_training")]
     book = gradebook(reports)
     tasks = [t.grade_id for t in reports[0].tasks]
-    assert list(book.columns) == ["student", "assignment", "submission", *tasks, "total", "max", "pending", "error"]
+    assert list(book.columns) == [
+        "student",
+        "assignment",
+        "submission",
+        "nonce",
+        *tasks,
+        "total",
+        "max",
+        "pending",
+        "error",
+    ]
+    assert book["nonce"].tolist() == [r.nonce for r in reports] and all(len(r.nonce) == 16 for r in reports)
     assert tasks[:4] == [
         "02_training_count_pairs",
         "02_training_merge_pair",
@@ -502,3 +518,63 @@ def test_test_cells_come_from_the_solution_whatever_the_submission_did():
     tests = [s for s in steps if s.role == "test"]
     assert {s.grade_id for s in tests} == {"03_encoding_encode_word", "03_encoding_decode"}
     assert all("__bpe_lab_probe" in s.source for s in tests)
+
+
+# ------------------------------------------------------------ nothing left behind
+
+_GRADE_AND_WAIT = """
+import sys
+from bpe_lab.grading.grader import Limits, grade
+grade([sys.argv[1]], solutions_dir=sys.argv[2], limits=Limits(cell_timeout=120, notebook_timeout=120))
+"""
+
+
+def _ours(tmp: Path) -> list[int]:
+    """Processes whose working folder lies in ``tmp``."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if Path(os.readlink(entry / "cwd")).is_relative_to(tmp):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_a_grader_killed_mid_run_leaves_nothing_once_the_next_run_is_done(tmp_path):
+    """Finding 13: kill -9 a grader while its kernel runs (its folder holds
+    the notebook's copy), then grade again: the temporary folder is as it
+    was before both."""
+    tmp = tmp_path / "tmp"
+    (tmp / "someone_elses").mkdir(parents=True)
+    before = sorted(p.relative_to(tmp) for p in tmp.rglob("*"))
+    path = tmp_path / "alice" / "03_encoding.ipynb"
+    path.parent.mkdir()
+    nbformat.write(submission("03_encoding", prepend="import time\ntime.sleep(100)"), path)
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    grader = subprocess.Popen(
+        [sys.executable, "-c", _GRADE_AND_WAIT, str(path), str(SOLUTIONS)], env=env, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not list(tmp.glob("bpe-lab-grader-*/*/grade-*/work/03_encoding.ipynb")):
+            assert grader.poll() is None and time.monotonic() < deadline, "the grader never started its kernel"
+            time.sleep(0.2)
+        os.killpg(grader.pid, signal.SIGKILL)
+        grader.wait()
+        assert list(tmp.glob("bpe-lab-grader-*/*/grade-*/work/03_encoding.ipynb"))  # what a killed grader leaves
+        for _ in range(100):  # the kernel follows its grader (ipykernel's parent poller, bubblewrap)
+            if not _ours(tmp):
+                break
+            time.sleep(0.1)
+        for pid in _ours(tmp):
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        if grader.poll() is None:
+            os.killpg(grader.pid, signal.SIGKILL)
+    unreadable = tmp_path / "bob" / "03_encoding.ipynb"
+    unreadable.parent.mkdir()
+    unreadable.write_text("not a notebook")
+    done = subprocess.run([sys.executable, "-c", _GRADE_AND_WAIT, str(unreadable), str(SOLUTIONS)], env=env)
+    assert done.returncode == 0
+    assert sorted(p.relative_to(tmp) for p in tmp.rglob("*")) == before

@@ -11,6 +11,10 @@ answer cells ran, and ``judge`` scores what came back.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -303,3 +307,49 @@ def test_a_usual_mistake_fails_some_generated_case(grade_id, wrong, monkeypatch)
     exec(wrong, namespace)  # noqa: S102 - a mistake written on purpose
     failed = [s for s in STUDENTS if _run(_with_cases(grade_id, s), dict(namespace), monkeypatch)[0] < CASES_PER_TASK]
     assert failed, f"{grade_id}: the mistake passes every generated case of {len(STUDENTS)} students"
+
+
+_TEXT_FILE_CALLS = """
+import json, sys
+from bpe_lab import train_bytelevel
+from bpe_lab.grading import check
+for call in json.loads(sys.argv[1]):
+    eval(call, {"check": check, "train_bytelevel": train_bytelevel})
+check.text_file("the 07 notebook's training text")
+folders = [p for p in check.text_file("x").parents if p.name.startswith("bpe-lab-text-")]
+print(len(list(folders[0].rglob("text.txt"))))
+"""
+
+
+def test_every_call_of_text_file_leaves_the_temp_folder_as_it_was(tmp_path):
+    """Finding 13: the hidden calls that write a file (05's fixed and generated
+    cases, 07's cell) leave nothing once their process ends, and what a
+    killed one left goes with the next."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (tmp / "someone_elses.txt").write_text("kept")
+    before = sorted(tmp.rglob("*"))
+    (task,) = [t for t in load_tasks(nbformat.read(SOLUTIONS / "05_bytelevel.ipynb", 4)) if t.name == "train_bytelevel"]
+    calls = [c.call for c in task.cases + generated(task, "alice") if "check.text_file(" in c.call]
+    assert len(calls) >= 2 + CASES_PER_TASK
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    killed = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from bpe_lab.grading import check; check.text_file('x'); print(1, flush=True); input()",
+        ],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    assert killed.stdout.readline() == b"1\n"
+    killed.kill()
+    killed.wait()
+    assert len(list(tmp.glob("bpe-lab-text-*/*/*/text.txt"))) == 1  # what a killed process leaves
+    done = subprocess.run(
+        [sys.executable, "-c", _TEXT_FILE_CALLS, json.dumps(calls)], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == len(calls) + 2  # every file was there while the process ran, and only its own
+    assert sorted(tmp.rglob("*")) == before

@@ -16,10 +16,11 @@ import uuid
 
 import nbformat
 import pytest
-from grading_support import DECODE, ENCODE, SOLUTIONS, SOLVED, running, submission
+from grading_support import DECODE, ENCODE, SOLUTION, SOLUTIONS, SOLVED, exercise_with, running, submission
 
 from bpe_lab.grading import jail
-from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.generators import CASES_PER_TASK
+from bpe_lab.grading.grader import Limits, grade, load_tasks
 
 LIMITS = Limits(cell_timeout=20, notebook_timeout=120, memory_mb=1536)
 MARK = f"4321.{uuid.uuid4().int % 10**9:09d}"  # the seconds of this run's sleeps: unique, so findable
@@ -76,6 +77,58 @@ def _background(cleared_env: bool) -> str:
 #: silences encode_word's visible check, so that the hidden calls meet the value
 NO_CHECK = "from bpe_lab.grading import check as _check\n_check.check_encode_word = lambda *a: None\n"
 
+#: What the kernel keeps of the cells it ran that could hold a hidden call:
+#: IPython's history (In, _ih, Out, _i, _iN, _N, the history database) and
+#: linecache, where IPython's compiler puts each cell for tracebacks.
+_HISTORY = """
+import linecache, sys
+
+def _history():
+    shell = get_ipython()
+    ns = shell.user_ns
+    kept = [ns.get(k) for k in ("In", "_ih", "Out", "_oh", "_", "__", "___", "_i", "_ii", "_iii")]
+    kept += [v for k, v in ns.items() if k[:2] == "_i" and k[2:].isdigit() or k[:1] == "_" and k[1:].isdigit()]
+    kept += list(shell.history_manager.input_hist_raw)
+    kept += [row[2] for row in shell.history_manager.get_tail(1000, raw=True, include_latest=True)]
+    kept += ["".join(entry[2]) for entry in list(linecache.cache.values()) if len(entry) > 2 and entry[2]]
+    marks = ["lambda" + ": (", "__bpe" + "_lab"]  # spelt apart: this cell itself is in linecache
+    return " ".join(str(k) for k in kept if any(m in str(k) for m in marks))
+"""
+
+#: encode_word right for its self-check, and for the probe's calls an
+#: exception carrying all the kernel holds of the probe's cell: In[-1],
+#: _ih, the caller's lines from linecache and globals(); decode's answer
+#: cell raises with all the kernel kept of the earlier cells.
+HISTORY_IN_ERRORS = exercise_with(
+    "03_encoding",
+    {
+        ENCODE: _HISTORY
+        + SOLVED[f"{ENCODE}_answer"]
+        + "\n_right = encode_word\n"
+        + "def encode_word(word, merges):\n"
+        + "    caller = sys._getframe(1)\n"
+        + "    if 'bpe_lab' not in caller.f_code.co_filename:  # the probe, not the self-check\n"
+        + "        lines = ''.join(linecache.getlines(caller.f_code.co_filename))\n"
+        + "        raise ValueError(In[-1] + _ih[-1] + lines + str(list(globals())))\n"
+        + "    return _right(word, merges)\n",
+        DECODE: "raise ValueError('kept: ' + _history())",
+    },
+)
+
+#: encode_word right, keeping every input the probe calls it with; decode's
+#: answer cell raises with them all (the generated ones among them).
+INPUTS_COPIED_AWAY = exercise_with(
+    "03_encoding",
+    {
+        ENCODE: SOLVED[f"{ENCODE}_answer"]
+        + "\n_right, SEEN = encode_word, []\n"
+        + "def encode_word(word, merges):\n"
+        + "    SEEN.append((word, merges))\n"
+        + "    return _right(word, merges)\n",
+        DECODE: "raise ValueError(repr(SEEN[::-1]))",  # the last seen first: the generated ones
+    },
+)
+
 HOSTILE = {
     # name -> (the notebook or file text, points for encode_word, for decode, phrase in encode_word's message)
     "eq_always_true": (
@@ -105,7 +158,7 @@ HOSTILE = {
         "def encode_word(word, merges):\n    return Liar(['?'])",
         0,
         2,
-        "returned ['?']",
+        "wrong value",
     ),
     "returns_generator": (
         NO_CHECK + "def encode_word(word, merges):\n    return (s for s in [word])",
@@ -114,10 +167,11 @@ HOSTILE = {
         "not a generator",
     ),
     "returns_10_to_the_8_items": (
-        NO_CHECK + "def encode_word(word, merges):\n    return [0] * 10**8",
+        # made once: nine lists of 800 MB take longer than a cell may, under load
+        NO_CHECK + "_BIG = [0] * 10**8\ndef encode_word(word, merges):\n    return _BIG",
         0,
         2,
-        "characters long",
+        "too large to check",
     ),
     "edited_points_and_grade_id": (_edit_test_cells(submission()), 3, 2, ""),
     "duplicated_test_cell": (_duplicate_test_cell(submission()), 3, 2, ""),
@@ -127,6 +181,8 @@ HOSTILE = {
     "50_mb_of_outputs": (_huge_outputs(submission()), 3, 2, ""),
     "8_mb_of_code": (submission("x = '" + "y" * (9 << 20) + "'"), 0, 0, "more than 8 MB"),
     "background_process": (_background(cleared_env=bool(jail.bwrap())), 3, 2, ""),
+    "history_in_errors": (HISTORY_IN_ERRORS, 0, 0, "raised ValueError: "),
+    "inputs_copied_away": (INPUTS_COPIED_AWAY, 3, 0, ""),
 }
 
 
@@ -175,3 +231,29 @@ def test_without_a_sandbox_the_processes_a_kernel_started_are_killed_too(tmp_pat
     report = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, sandbox=False)[0]
     assert report.total == 5 and report.sandbox
     assert running(mark) == []
+
+
+def test_hidden_calls_leave_no_trace_in_the_kernel_and_none_in_feedback(graded):
+    """Finding 5: a function that raises with In[-1], _ih, its caller's lines
+    and globals() finds no hidden call there; nor does a later cell that
+    raises with In, _ih, Out, _iN, the history database and linecache."""
+    report = graded[0]["history_in_errors"]
+    (encode,) = [t for t in load_tasks(SOLUTION) if t.grade_id == ENCODE]
+    messages = {t.grade_id: t.message for t in report.tasks}
+    assert "an earlier cell failed: ValueError: kept: )" in messages[DECODE], messages[DECODE]
+    label = encode.cases[0].call
+    assert messages[ENCODE].startswith(f"0/{len(encode.cases) + CASES_PER_TASK} hidden tests passed; ")
+    assert f"hidden test 1: {label} raised ValueError: " in messages[ENCODE]
+    for message in messages.values():
+        assert "lambda" not in message and "__bpe_lab" not in message
+        assert not any(case.call in message.replace(label, "") for case in encode.cases), message
+
+
+def test_inputs_a_function_copied_away_are_withheld_from_feedback(graded):
+    """What encode_word saw while it ran (every hidden input) raised by a
+    later cell: that message is named, never shown."""
+    report = graded[0]["inputs_copied_away"]
+    messages = {t.grade_id: t.message for t in report.tasks}
+    assert messages[ENCODE] == "" and report.tasks[0].points == 3
+    assert messages[DECODE].startswith("NameError (its message repeats the hidden tests' code, so it is not shown)")
+    assert "abc" not in messages[DECODE] and "newer" not in messages[DECODE]

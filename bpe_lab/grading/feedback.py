@@ -4,10 +4,13 @@ What this adds over ``report`` (scores as data, for the instructor): a page
 for the learner. For each of their notebooks: the points, then one row per
 task with its points and what went wrong, then their written answers, quoted,
 with the points a person has still to give. It shows only what the reports'
-messages say, and those describe a failed hidden case by its input and what
-was wrong with the learner's value (``judge``), so the page reveals neither
-the hidden tests' expected values nor the model solution. Nothing for the
-instructor alone appears (sandbox notes, file paths).
+messages say, and those describe a failed hidden case by its input and the
+kind of mistake (wrong value, wrong type, raised X, too slow, not written
+yet), never a property of the expected value, and carry the learner's own
+text (an exception's message) only as one short line that repeats no hidden
+call (``judge``). So the page reveals neither the hidden tests' expected
+values nor the model solution. Nothing for the instructor alone appears
+(sandbox notes, file paths).
 
 >>> from bpe_lab.grading.report import Report, TaskResult
 >>> report = Report("a.ipynb", "03_encoding", [TaskResult("03_encoding_decode", 1, 2, "1/2 ok")])
@@ -29,7 +32,12 @@ __all__ = ["feedback_page", "write_feedback"]
 
 def _cell(text: str) -> str:
     """Text that stays inside one Markdown table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") or "ok"
+    return _line(text).replace("\\", "\\\\").replace("|", "\\|") or "ok"
+
+
+def _line(text: str) -> str:
+    """``text`` on one line, without control characters."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
 
 def _points(n: float) -> str:
@@ -45,7 +53,7 @@ def _section(report: Report) -> list[str]:
     pending = f" ({_points(report.pending)} awaiting manual grading)" if report.pending else ""
     lines = [f"## {report.assignment or 'unknown assignment'}: {report.total:g}/{report.max_total:g}{pending}", ""]
     if report.error:
-        lines += [f"**Not graded:** {report.error}", ""]
+        lines += [f"**Not graded:** {_line(report.error)}", ""]
     graded = [t for t in report.tasks if not t.pending]
     if graded:
         lines += ["| task | points | result |", "|---|---|---|"]
@@ -62,7 +70,7 @@ def _section(report: Report) -> list[str]:
 
 def feedback_page(student: str, reports: list[Report]) -> str:
     """The Markdown page for one student's reports."""
-    lines = [f"# Feedback for {student}", ""]
+    lines = [f"# Feedback for {_line(student)}", ""]
     for report in reports:
         lines += _section(report)
     return "\n".join(lines).rstrip() + "\n"

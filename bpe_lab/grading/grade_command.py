@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.feedback import write_feedback
-from bpe_lab.grading.grader import Limits, Report, default_workers, format_report, grade, gradebook
+from bpe_lab.grading.grader import Limits, Report, default_workers, format_report, grade
+from bpe_lab.grading.report import recorded_nonces, write_gradebook
 from bpe_lab.grading.similar_answers import THRESHOLD, Settings, similarity
 from bpe_lab.grading.similarity_report import format_similarity, write_similarity
 
@@ -42,6 +43,7 @@ def run_grade(args: argparse.Namespace) -> None:
         assignment=args.assignment,
         sandbox=sandbox,
         salt=args.salt,
+        nonces=recorded_nonces(args.nonces) if args.nonces else None,
     )
     seconds = time.monotonic() - started
     if args.json and not _wants_similarity(args):
@@ -51,7 +53,7 @@ def run_grade(args: argparse.Namespace) -> None:
     if _wants_similarity(args):
         _similarity(args, settings, reports)
     if args.out:
-        gradebook(reports).to_csv(args.out, index=False)
+        write_gradebook(reports, args.out)
         print(f"wrote {args.out} ({len(reports)} submissions)", file=sys.stderr)
     if args.feedback:
         written = write_feedback(reports, args.feedback)
@@ -77,6 +79,12 @@ def add_grade_command(subparsers: Any) -> None:
         "--salt",
         default=os.environ.get("BPE_LAB_SALT", ""),
         help="a course secret mixed into the generated hidden cases' seeds (default: $BPE_LAB_SALT)",
+    )
+    parser.add_argument(
+        "--nonces",
+        metavar="FILE",
+        help="re-grade with the nonces an earlier run recorded (its --json output or --out gradebook), "
+        "so each submission meets the generated cases it met then (default: each file's own digest)",
     )
     parser.add_argument(
         "--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds per cell (default: %(default)s)"

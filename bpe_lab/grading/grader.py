@@ -7,7 +7,10 @@ judging it. What a submission can and cannot do, and why:
 - It runs in its own kernel, in a temporary directory holding only a copy of
   the notebook, with memory and time limits (see ``sandbox``). A loop that
   never ends, ``sys.exit()``, a crash, deleted files or megabytes of output
-  cost that submission its points and nothing else.
+  cost that submission its points and nothing else. Every folder of a run
+  (the kernels', the stubbed copies) lies in one folder of the grader's
+  under ``$TMPDIR/bpe-lab-grader-UID/`` (``check.scratch``), removed at the
+  end, and by the next run if this one was killed.
 - Test cells always come from ``solutions/`` (see ``assembly.assemble``).
 - A submission can change anything inside its own kernel: monkeypatch
   ``bpe_lab``, redefine ``check``, even stop the kernel from reporting errors.
@@ -66,7 +69,7 @@ import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -74,9 +77,10 @@ from typing import Any, TypeVar
 import nbformat
 
 from bpe_lab.grading.assembly import Step, assemble, probe_only
-from bpe_lab.grading.cases import with_generated
+from bpe_lab.grading.cases import submission_nonce, with_generated
+from bpe_lab.grading.check.scratch import process_folder, release
 from bpe_lab.grading.jail import Confinement, confine, repository
-from bpe_lab.grading.judge import score, score_written, short
+from bpe_lab.grading.judge import generated_calls, score, score_written, short
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
 from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
@@ -133,11 +137,12 @@ class _Grading:
 
     solutions: dict[str, nbformat.NotebookNode]
     solutions_dir: Path
-    scratch: Path  # the grader's own temporary folder (stubbed package copies)
+    scratch: Path  # the run's temporary folder (stubbed package copies, each kernel's folder): see check.scratch
     limits: Limits
     sandbox: bool | None
     salt: str = ""
     hide: tuple[Path, ...] = ()
+    nonces: dict[tuple[str, str], str] = field(default_factory=dict)  # recorded ones, for a re-grade
     stubs: dict[tuple[str, ...], Path] = field(default_factory=dict)
     tasks: dict[str, list[Task]] = field(default_factory=dict)
     written: dict[str, list[Written]] = field(default_factory=dict)
@@ -160,18 +165,21 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         report.error = sub.error or f"unknown assignment {sub.assignment!r}"
         return report
     solution = run.solutions[sub.assignment]
-    tasks = with_generated(run.tasks[sub.assignment], sub.student, run.salt)
     written = run.written[sub.assignment]
     try:
+        report.nonce = run.nonces.get((sub.student, sub.assignment)) or submission_nonce(sub.path)
         nb = read_submission(sub.path)
     except (OSError, ValueError) as err:
+        tasks = run.tasks[sub.assignment]
         report.error = str(err)
         lost = [TaskResult(t.grade_id, 0, t.points, str(err), cases=len(t.cases)) for t in tasks]
         report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, str(err)) for w in written])
         return report
+    tasks = with_generated(run.tasks[sub.assignment], sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, None)
-    report.tasks = [score(t, outcomes.get(t.grade_id)) for t in tasks]
+    hidden = generated_calls(tasks)  # no message repeats any of them
+    report.tasks = [score(t, outcomes.get(t.grade_id), hidden) for t in tasks]
     await _recheck(sub.path, nb, steps, tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
@@ -197,7 +205,8 @@ async def _recheck(
     for forbid, group in groups.items():
         outcomes, _ = await _run_in_tempdir(path, nb, probe_only(steps, group), run, run.stubbed(forbid))
         for task in group:
-            again, first = score(task, outcomes.get(task.grade_id)), report.tasks[scored[task.grade_id]]
+            hidden = generated_calls(tasks)
+            again, first = score(task, outcomes.get(task.grade_id), hidden), report.tasks[scored[task.grade_id]]
             if again.points < first.points:
                 again.message = short(_without_answers(again.message), 500)
                 report.tasks[scored[task.grade_id]] = again
@@ -216,7 +225,7 @@ async def _run_in_tempdir(
 ) -> tuple[dict[str, Outcome], str]:
     """Run ``steps`` in a fresh folder holding only a copy of the notebook;
     the outcomes and the confinement's note ("" when sandboxed)."""
-    folder = Path(tempfile.mkdtemp(prefix="bpe-lab-grade-"))
+    folder = Path(tempfile.mkdtemp(prefix="grade-", dir=run.scratch))
     try:
         workdir = folder / "work"
         workdir.mkdir()
@@ -250,6 +259,7 @@ def grade(
     sandbox: bool | None = None,
     salt: str = "",
     hide: Sequence[PathLike] = (),
+    nonces: Mapping[tuple[str, str], str] | None = None,
 ) -> list[Report]:
     """Grade every submission (files, or folders searched for ``*.ipynb``);
         ``workers`` submissions at a time (``jobs`` is its old name; default:
@@ -257,7 +267,10 @@ def grade(
         ``sandbox``: True requires bubblewrap, False goes without, None
         (default) uses it where it works. ``salt``: a course secret mixed into
         the seeds of the generated cases; ``hide``: more folders the kernels must
-    not see. Reports come back in submission order."""
+    not see; ``nonces``: ``{(student, assignment): nonce}`` recorded by an
+    earlier grading (``report.recorded_nonces``), used instead of each
+    submission's own (``cases.submission_nonce``) so that a re-grade meets
+    the cases it met. Reports come back in submission order."""
     limits = Limits() if limits is None else limits
     workers = workers or jobs or default_workers()
     solutions = read_solutions(Path(solutions_dir))
@@ -267,10 +280,12 @@ def grade(
 
     async def run_all() -> list[Report]:
         gate = asyncio.Semaphore(max(1, workers))
-        scratch = Path(tempfile.mkdtemp(prefix="bpe-lab-grader-"))
+        scratch = process_folder("bpe-lab-grader")  # the last killed run's folders go first
         try:
             hidden = tuple(Path(h).resolve() for h in hide)
-            run = _Grading(solutions, Path(solutions_dir).resolve(), scratch, limits, sandbox, salt, hidden)
+            run = _Grading(
+                solutions, Path(solutions_dir).resolve(), scratch, limits, sandbox, salt, hidden, dict(nonces or {})
+            )
 
             async def one(sub: Submission) -> Report:
                 async with gate:
@@ -278,7 +293,7 @@ def grade(
 
             return list(await asyncio.gather(*(one(s) for s in subs)))
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            release(scratch)
 
     return _run_coroutine(run_all)
 

@@ -21,20 +21,35 @@ answer cell left as the exercise gave it, or deleted, is 0 (as nbgrader
 gives an unchanged answer cell 0).
 
 **What a message may say.** Feedback goes back to the learner, so a failed
-case is shown by its input and what was wrong with the value (its type, its
-length, the first wrong item, as the learner's value has it), never by the
-expected value: ``describe`` does that.
+case is shown by its input (the call, which the grader wrote) and the kind
+of mistake: a wrong value, a wrong type, an exception raised, too slow, not
+written yet. Never a property of the expected value (its length, prefix,
+keys, the position of the first difference): over resubmissions those
+would rebuild the answer. Nor the learner's own value: they can run the
+call themselves, and what the kernel sends back is theirs to fill with
+anything (``describe``).
+
+**Learner text** (an exception's message, a cell's error) reaches a message
+only through ``learner_line``: one line, no control characters, at most
+``LEARNER_CHARS`` characters, and never the probe's code nor a hidden
+call's arguments (a function that raises with ``In[-1]`` or its caller's
+frame in its message would otherwise hand every hidden input out at once).
 
 >>> describe(["lo", "w"], ["low"])
-'2 items, expected 1'
->>> describe({("a", "b"): 3}, {("a", "b"): 4})
-"wrong value at [('a', 'b')]: 3"
+'wrong value'
+>>> describe(("low",), ["low"])
+'wrong type (yours is a tuple)'
+>>> describe({("a", "b"): 3.0}, {("a", "b"): 3})
+'wrong type: equal values, but of other types inside (2.0 is not 2, True is not 1)'
+>>> learner_line("ValueError: no\\n\\x1b[31mred", [])
+'ValueError: no [31mred'
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import nbformat
@@ -46,11 +61,67 @@ from bpe_lab.grading.report import PENDING, TaskResult
 from bpe_lab.grading.sandbox import Outcome
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, written_answer
 
-__all__ = ["short", "describe", "judge", "score", "score_written"]
+__all__ = [
+    "LEARNER_CHARS",
+    "CELL_ERROR_CHARS",
+    "short",
+    "learner_line",
+    "generated_calls",
+    "describe",
+    "judge",
+    "score",
+    "score_written",
+]
 
 
 def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: The most characters of learner-controlled text one message carries: an
+#: exception's message; a failed cell's error (mostly a self-check's
+#: message, whose hint comes last) may have more.
+LEARNER_CHARS, CELL_ERROR_CHARS = 200, 500
+#: An argument list of a hidden call this long, repeated in learner text, is withheld.
+ECHO_CHARS = 12
+#: What only the grader's probe cell holds: learner text with any of these
+#: came from the cell's source (``In[-1]``, ``_ih``, a frame, ``linecache``).
+PROBE_MARKS = ("lambda: (", "__bpe_lab", "hidden.expect", "HiddenCases(", "BEGIN HIDDEN")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]+")
+
+
+def _arguments(call: str) -> str:
+    """What a call passes: the text between its first ``(`` and its last ``)``."""
+    start, end = call.find("("), call.rfind(")")
+    return call[start + 1 : end] if 0 <= start < end else call
+
+
+def _echoes(text: str, hidden: Iterable[str]) -> bool:
+    """Whether ``text`` holds the probe's own code, or the whole argument
+    list of one of the ``hidden`` calls (the generated ones: random, so no
+    honest message holds theirs; not any shorter stretch, nor the fixed
+    cases': the visible self-checks' messages share words, merge lists and
+    even whole inputs with those)."""
+    if any(mark in text for mark in PROBE_MARKS):
+        return True
+    return any(len(args) >= ECHO_CHARS and args in text for args in map(_arguments, hidden))
+
+
+def generated_calls(tasks: Iterable[Task]) -> list[str]:
+    """The calls of the tasks' generated cases: what ``learner_line`` never lets through."""
+    return [case.call for task in tasks for case in task.cases if case.generated]
+
+
+def learner_line(text: str, hidden: Iterable[str], limit: int = LEARNER_CHARS) -> str:
+    """Learner-controlled ``text`` made fit for feedback: one line without
+    control characters, at most ``limit`` characters, and withheld (but for
+    its first word, the exception's name) where it repeats the probe's code
+    or one of the ``hidden`` calls' arguments."""
+    line = " ".join(_CONTROL.sub(" ", str(text)).split())
+    if _echoes(line, hidden):
+        name = line.split(":", 1)[0].split(" ", 1)[0][:60]
+        return f"{name} (its message repeats the hidden tests' code, so it is not shown)"
+    return short(line, limit)
 
 
 _DELEGATED = re.compile(r"^Delegated: (\S+) is not available")
@@ -72,73 +143,62 @@ def _delegation(task: Task, results: list[Any]) -> str:
     return ""
 
 
-def describe(got: Any, expected: Any, where: str = "") -> str:
-    """What is wrong with ``got``, in terms of ``got`` only: the type, the
-    length or the first wrong item, never the expected value itself."""
-    at = f" at {where}" if where else ""
+def describe(got: Any, expected: Any) -> str:
+    """The kind of mistake ``got`` makes: a wrong type (at the top: inside,
+    only when the values are equal but for their types), else a wrong
+    value. Nothing about ``expected`` beyond that: not its length, its
+    keys, its first items, nor where ``got`` departs from it."""
     if type(got) is not type(expected):
-        name = type(expected).__name__
-        return f"{type(got).__name__}{at}, expected {'an' if name[0] in 'aeiou' else 'a'} {name}"
-    if isinstance(got, (list, tuple)):
-        if len(got) != len(expected):
-            return f"{len(got)} items{at}, expected {len(expected)}"
-        for i, (a, b) in enumerate(zip(got, expected)):
-            if a != b or type(a) is not type(b):
-                return describe(a, b, f"{where}[{i}]")
-    if isinstance(got, dict):
-        extra = [k for k in got if k not in expected]
-        if extra:
-            return f"{short(repr(extra[0]), 80)} should not be a key{at}"
-        missing = sum(k not in got for k in expected)
-        if missing:
-            return f"{missing} key{'s' * (missing > 1)} missing{at}"
-        for key, value in got.items():
-            if value != expected[key] or type(value) is not type(expected[key]):
-                return describe(value, expected[key], f"{where}[{short(repr(key), 60)}]")
-    if isinstance(got, (str, bytes)):
-        first = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
-        if first is None:
-            return f"{len(got)} characters{at}, expected {len(expected)}"
-        return f"wrong from position {first}{at}: {short(repr(got[first : first + 20]), 60)}"
-    return f"wrong value{at}: {short(repr(got), 80)}"
+        return f"wrong type (yours is {_a(type(got).__name__)})"
+    if got == expected:
+        return "wrong type: equal values, but of other types inside (2.0 is not 2, True is not 1)"
+    return "wrong value"
 
 
-def _case_failure(number: int, case: HiddenCase, result: Any) -> str:
-    """Why one hidden case failed ("" if it passed)."""
+def _a(name: str) -> str:
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {short(name, 60)}"
+
+
+def _case_failure(number: int, case: HiddenCase, result: Any, hidden: list[str]) -> str:
+    """Why one hidden case failed ("" if it passed), by its call and the
+    kind of mistake; ``hidden``: every hidden call of the task, never echoed."""
     label = f"hidden test {number}{' (generated for you)' if case.generated else ''}: {short(case.call, 240)}"
     if not isinstance(result, dict):
         return f"{label}: the kernel reported garbage"
     if "error" in result:
-        hint = " (not written yet?)" if str(result["error"]).startswith("NotImplementedError") else ""
-        return f"{label} raised {short(str(result['error']), 200)}{hint}"
+        error = str(result["error"])
+        hint = " (not written yet?)" if error.startswith("NotImplementedError") else ""
+        return f"{label} raised {learner_line(error, hidden)}{hint}"
     if "unplain" in result:
-        kind = short(str(result["unplain"]), 80)
+        kind = learner_line(str(result["unplain"]), hidden, 80)
         hint = " (return a list, not a generator)" if kind.endswith("generator") else ""
-        return f"{label} returned a {kind}, not plain data (lists, tuples, dicts, str, bytes, numbers){hint}"
+        return f"{label} returned {_a(kind)}, not plain data (lists, tuples, dicts, str, bytes, numbers){hint}"
     if "too_large" in result:
-        return f"{label} returned a value over {result['too_large']} characters long: far more than the answer"
+        return f"{label} returned a value too large to check (over {MAX_REPR} characters written out)"
     text = str(result.get("repr"))
     if len(text) > MAX_REPR:  # the probe stops at MAX_REPR: a longer text is forged, and parsing it costs gigabytes
         return f"{label}: the kernel reported {len(text)} characters, more than a value may have ({MAX_REPR})"
     try:
         value = ast.literal_eval(text)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return f"{label} returned {short(str(result.get('repr')), 120)}, which is not plain data"
+        return f"{label} returned something that is not plain data"
     if same(value, case.expected):
         return ""
-    return f"{label} returned {short(repr(value), 150)}: {describe(value, case.expected)}"
+    return f"{label}: {describe(value, case.expected)}"
 
 
-def judge(task: Task, probes: list[Any]) -> tuple[int, str]:
+def judge(task: Task, probes: list[Any], hidden: Iterable[str] = ()) -> tuple[int, str]:
     """How many hidden cases came out right, and why the first wrong one
     did not ("" when all did). A delegation or a probe that did not report
-    back counts as none right."""
+    back counts as none right. ``hidden``: the other tasks' calls, which no
+    message may repeat either."""
     if len(probes) != 1 or not isinstance(probes[0], list) or len(probes[0]) != len(task.cases):
         return 0, "the hidden tests did not report back (was the test cell tampered with?)"
     delegated = _delegation(task, probes[0])
     if delegated:
         return 0, delegated
-    failures = [_case_failure(n, case, r) for n, (case, r) in enumerate(zip(task.cases, probes[0]), start=1)]
+    hidden = generated_calls([task]) + list(hidden)
+    failures = [_case_failure(n, c, r, hidden) for n, (c, r) in enumerate(zip(task.cases, probes[0]), start=1)]
     wrong = [f for f in failures if f]
     if not wrong:
         return len(task.cases), ""
@@ -146,19 +206,22 @@ def judge(task: Task, probes: list[Any]) -> tuple[int, str]:
     return passed, f"{passed}/{len(task.cases)} hidden tests passed; {wrong[0]}"
 
 
-def score(task: Task, outcome: Outcome | None) -> TaskResult:
+def score(task: Task, outcome: Outcome | None, hidden: Iterable[str] = ()) -> TaskResult:
     """The task's points from its test cell's outcome: 0 if the cell failed
     (its visible checks, a timeout, a crash), else the fraction of hidden
-    cases right."""
+    cases right. ``hidden``: every hidden call of the submission (what one
+    task's function copied away may surface in another task's message)."""
+    hidden = generated_calls([task]) + list(hidden)
     total = len(task.cases)
     if outcome is None:
         message = "not run: the notebook stopped before this task"
         return TaskResult(task.grade_id, 0, task.points, message, cases=total)
     if outcome.status != "ok":
-        return TaskResult(task.grade_id, 0, task.points, short(outcome.error, 500), cases=total)
+        error = learner_line(outcome.error, hidden, CELL_ERROR_CHARS)
+        return TaskResult(task.grade_id, 0, task.points, error, cases=total)
     if not task.cases:
         return TaskResult(task.grade_id, task.points, task.points)
-    passed, message = judge(task, outcome.results)
+    passed, message = judge(task, outcome.results, hidden)
     points = round(task.points * passed / total, 2)
     return TaskResult(task.grade_id, points, task.points, short(message, 500), passed=passed, cases=total)
 

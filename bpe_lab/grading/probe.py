@@ -21,6 +21,17 @@ that calls each hidden CALL with the task's forbidden functions guarded
 Every dict also says which forbidden functions were ``reached``. All of it
 is the kernel's word: the grader believes it only where it costs points
 (``judge``).
+
+**What the kernel keeps of the calls.** The learner's code sees each call's
+inputs while it runs, as it must; afterwards the cell's text is gone: the
+sandbox sends every cell with ``store_history=False`` (nothing in ``In``,
+``_ih``, ``_i``, ``Out`` or IPython's history database), and the probe
+takes its cell out of ``linecache`` (where IPython's compiler puts it for
+tracebacks and ``inspect``) before it calls anything (``FORGET_CELL``).
+What the learner's code copies away while it runs can only leave the
+grader through feedback, which shows learner text as one short line that
+repeats no hidden call (``judge``), and the generated inputs change with
+every new submission (``cases``).
 """
 
 from __future__ import annotations
@@ -28,7 +39,17 @@ from __future__ import annotations
 from bpe_lab.grading.check.hidden import MAX_REPR
 from bpe_lab.grading.sandbox import RESULT_MIME
 
-__all__ = ["MAX_REPR", "probe_source"]
+__all__ = ["MAX_REPR", "FORGET_CELL", "probe_source"]
+
+#: Takes the cell it begins out of ``linecache`` (the cell is compiled by
+#: then; only tracebacks and ``inspect`` read it there): the probe begins
+#: with it, and so may any cell that holds hidden calls, before code that
+#: could fail first.
+FORGET_CELL = (
+    "import linecache as __bpe_lab_lines, sys as __bpe_lab_sys\n"
+    "__bpe_lab_lines.cache.pop(__bpe_lab_sys._getframe().f_code.co_filename, None)\n"
+    "del __bpe_lab_lines, __bpe_lab_sys\n"
+)
 
 
 _PROBE = """
@@ -75,4 +96,4 @@ def probe_source(calls: list[str], forbid: tuple[str, ...] | list[str]) -> str:
     True
     """
     lambdas = ",\n        ".join(f"lambda: ({call})" for call in calls)
-    return _PROBE.format(cases=lambdas, mime=RESULT_MIME, forbid=list(forbid))
+    return FORGET_CELL + _PROBE.format(cases=lambdas, mime=RESULT_MIME, forbid=list(forbid))

@@ -4,12 +4,18 @@ What this adds over ``submissions`` (reading one file safely): a class.
 ``collect`` turns the files and folders given to ``bpe-lab grade`` into one
 ``Submission`` per notebook, with its student and its assignment:
 
-- **the student**, from the layout: nbgrader's ``submitted/STUDENT/ASSIGNMENT/
-  NAME.ipynb``; one folder per student (``submissions/STUDENT/*.ipynb``);
-  an LMS download name (Canvas: ``lastfirst_12345_67890_02_training.ipynb``,
-  ``lastfirst_LATE_...``; Moodle: ``Full Name_12345_assignsubmission_file_...``);
-  or the file name less the assignment's (``alice_03_encoding.ipynb``), or
-  the folder of a file named just like its assignment. Two submissions that
+- **the student**, from the first thing under the class root (the folder
+  given to ``bpe-lab grade``): nbgrader's ``submitted/`` holds
+  ``STUDENT/ASSIGNMENT/NAME.ipynb``; one folder per student
+  (``submissions/STUDENT/*.ipynb``, an LMS folder name included); or a file
+  at the top: an LMS download name (Canvas:
+  ``lastfirst_12345_67890_02_training.ipynb``, ``lastfirst_LATE_...``;
+  Moodle: ``Full Name_12345_assignsubmission_file_...``), or the file name
+  less the assignment's (``alice_03_encoding.ipynb``); a file given by
+  itself is named by its parent folder where its name says nothing more.
+  Nothing deeper counts: a notebook below the layout (mallory's
+  ``mallory/03_encoding/bob/03_encoding/x.ipynb``) is reported as
+  mallory's and not graded, never graded as bob's. Two submissions that
   would get the same student for the same assignment (the same file name in
   two folders, two Canvas uploads) are never merged: each is named by its
   path too, and the report says so.
@@ -118,23 +124,41 @@ def tell_assignment(
     return None, "", f"cannot tell which assignment this is (not one of {', '.join(solutions)}); use --assignment"
 
 
-def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str]]:
-    """The student and the assignments that a file's place and name give."""
+def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str], str]:
+    """The student and the assignments that a file's place and name give,
+    and why it is not graded ("" when it may be).
+
+    The student is the first thing under the class root: the folder there
+    (``STUDENT/…``) or the file (an LMS name, ``alice_03_encoding.ipynb``).
+    What lies deeper than a layout goes is never read for a name, so a
+    folder ``bob/03_encoding/`` inside mallory's submission makes no row
+    for bob."""
     parts = path.relative_to(root).parts if path != root else (path.name,)
-    student, original = student_from_name(path.name, known)
-    named = _named(Path(original).stem, known)
-    if len(parts) >= 3 and parts[-2] in known:  # nbgrader: submitted/STUDENT/ASSIGNMENT/NAME.ipynb
-        return parts[-3], [parts[-2]]
-    if len(parts) >= 2 and parts[-2] in known:  # one folder per assignment
-        named = [parts[-2]]
-    elif len(parts) >= 2 and not student:  # one folder per student
-        return parts[-2], named
-    if not student:
-        student = Path(original).stem
-        for name in named:
-            student = student.replace(name, "")
-        student = student.strip(" _-.") or path.parent.name or path.stem
-    return student, named
+    top, original = student_from_name(parts[0], known)
+    if len(parts) == 1:  # a file at the top: an LMS name, or the name less the assignment
+        named = _named(Path(original).stem, known)
+        if not top:
+            top = Path(original).stem
+            for name in named:
+                top = top.replace(name, "")
+            folder = path.parent.parent if path.parent.name in known else path.parent  # STUDENT/ASSIGNMENT/
+            top = top.strip(" _-.") or folder.name or path.stem
+        return top, named, ""
+    student = top or parts[0]
+    named = _named(Path(student_from_name(path.name, known)[1]).stem, known)
+    if len(parts) == 2 and parts[0] in known:  # one folder per assignment: ASSIGNMENT/NAME.ipynb
+        return _layout(path, root / parts[0], known)[0], [parts[0]], ""
+    if len(parts) == 2:  # one folder per student: STUDENT/NAME.ipynb
+        return student, named, ""
+    if len(parts) == 3 and parts[1] in known:  # nbgrader: STUDENT/ASSIGNMENT/NAME.ipynb
+        return student, [parts[1]], ""
+    deep = "".join(c if c.isprintable() else "?" for c in "/".join(parts[1:-1]))  # folder names are the learner's
+    return (
+        student,
+        named,
+        f"it lies in {deep}/ inside {parts[0]}/, deeper than any layout goes (STUDENT/ASSIGNMENT/NAME.ipynb, "
+        "STUDENT/NAME.ipynb, or NAME.ipynb at the top): not graded",
+    )
 
 
 def collect(
@@ -146,7 +170,10 @@ def collect(
     own = {name: grade_ids(nb) for name, nb in solutions.items()}
     found: list[Submission] = []
     for root, path in notebook_files(inputs):
-        student, named = _layout(path, root, known)
+        student, named, deep = _layout(path, root, known)
+        if deep:
+            found.append(Submission(path, student, None, error=deep))
+            continue
         nb, problem = None, ""
         try:
             nb = read_submission(path)

@@ -261,7 +261,7 @@ class _Kernel:
         replies: list[dict[str, Any]] = []
         self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
         try:
-            await self.client.async_execute_cell(cell, 0)
+            await self.client.async_execute_cell(cell, 0, store_history=False)  # nothing kept in In, _ih, Out
             outcome = _outcome(cell, replies)
         except CellTimeoutError:
             outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
