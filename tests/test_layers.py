@@ -167,8 +167,8 @@ def test_the_checks_can_fail(tmp_path):
     assert find_cycle(graph) == ["bpe_lab.core.a", "bpe_lab.ui.b", "bpe_lab.core.a"]
     assert find_cycle({"bpe_lab.ui.c": {"bpe_lab.core.a"}, "bpe_lab.core.a": set()}) is None
     bad = tmp_path / "bad.py"
-    bad.write_text('"""x"""\ndef f():\n    from bpe_lab.core.train import _check_word, train_bpe\n')
+    bad.write_text('"""x"""\ndef f():\n    from bpe_lab.core.words import _check_word, train_bpe\n')
     assert [(t, n, top) for _, t, n, top in _imports(bad)] == [
-        ("bpe_lab.core.train", ["_check_word", "train_bpe"], False)
+        ("bpe_lab.core.words", ["_check_word", "train_bpe"], False)
     ]
-    assert _private_imports([bad]) == ["bad.py:3: from bpe_lab.core.train import _check_word"]
+    assert _private_imports([bad]) == ["bad.py:3: from bpe_lab.core.words import _check_word"]
