@@ -99,13 +99,13 @@ def test_long_pieces(data):
 def test_dispatch_scans_up_to_long_piece_and_uses_the_heap_above(monkeypatch):
     table = gpt2_table()
     used = []
-    for name in ("scan_merge_ids", "heap_merge_ids"):
+    for name in ("scan_replay", "heap_replay"):
         encoder = getattr(encoders, name)
         monkeypatch.setattr(encoders, name, lambda *args, e=encoder, n=name: used.append(n) or e(*args))
     byte_pair_encode(b"a" * LONG_PIECE, table.ids)
     byte_pair_encode(b"a" * (LONG_PIECE + 1), table.ids)
     byte_pair_encode(b"a", table.ids)  # one byte: nothing to merge, neither is called
-    assert used == ["scan_merge_ids", "heap_merge_ids"]
+    assert used == ["scan_replay", "heap_replay"]
 
 
 def test_the_tokenizer_encodes_a_piece_with_byte_pair_encode():

@@ -1,6 +1,8 @@
 """The package's shape, read from its source with ``ast``: layers that import
 only downward, no import cycle, no reaching into another module's private
-names, short modules that each say what they are for (CONTRIBUTING.md)."""
+names, and modules that each say what they are for (CONTRIBUTING.md).
+There is no line cap: a module is one idea, and one idea stays whole even at
+500 lines; a module with two ideas splits, whatever its length."""
 
 import ast
 import sys
@@ -14,7 +16,6 @@ PACKAGE = ROOT / "bpe_lab"
 
 #: Lowest first; a module may import its own layer and the ones before it.
 LAYERS = ["core", "bytelevel", "variants", "ui", "grading", "top"]
-MAX_LINES = 400
 #: What core may import at module level besides the standard library.
 CORE_THIRD_PARTY = {"regex"}
 
@@ -151,11 +152,9 @@ def test_core_needs_only_regex():
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
-def test_module_is_short_and_says_what_it_is_for(module):
+def test_module_says_what_it_is_for(module):
     path = MODULES[module]
     source = path.read_text(encoding="utf-8")
-    lines = source.count("\n")
-    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by idea (CONTRIBUTING.md)"
     docstring = ast.get_docstring(ast.parse(source))
     assert docstring and len(docstring.split()) >= 8, f"{path.relative_to(ROOT)} needs a docstring saying what it adds"
 
