@@ -110,6 +110,35 @@ def test_imports_point_down():
     assert upward_imports(GRAPH) == []
 
 
+def _reaches(graph: dict[str, set[str]], module: str) -> set[str]:
+    """Every module that ``module`` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for dep in graph.get(todo.pop(), ()):
+            if dep not in seen:
+                seen.add(dep)
+                todo.append(dep)
+    return seen
+
+
+#: Inside core: the primitives, then the trainers and the encoders, which
+#: build on the primitives and not on each other.
+PRIMITIVES = ["bpe_lab.core.symbols", "bpe_lab.core.words", "bpe_lab.core.options", "bpe_lab.core.merge_update"]
+TRAINERS = {"bpe_lab.core.train", "bpe_lab.core.train_fast"}
+ENCODERS = {"bpe_lab.core.encode"}
+
+
+def test_primitives_sit_below_trainers_and_encoders():
+    for module in PRIMITIVES:
+        assert _reaches(GRAPH, module) & (TRAINERS | ENCODERS) == set(), module
+    for trainer in TRAINERS:
+        assert _reaches(GRAPH, trainer) & ENCODERS == set(), f"{trainer} imports an encoder"
+    for encoder in ENCODERS:
+        assert _reaches(GRAPH, encoder) & TRAINERS == set(), f"{encoder} imports a trainer"
+    assert _reaches({"a": {"b"}, "b": {"c"}}, "a") == {"b", "c"}  # the check itself can see through a chain
+
+
 def test_no_import_cycle():
     cycle = find_cycle(GRAPH)
     assert cycle is None, " -> ".join(cycle)

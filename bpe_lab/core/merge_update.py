@@ -60,16 +60,18 @@ def add_word(where: MutableMapping[int, Any], pair: int, w: int) -> None:
 
 
 class WordMerger(Generic[S]):
-    """Words as symbol ids, their counts, the pair -> words index, and the
-    round loop of an incremental trainer (``learn``); a subclass adds the
-    pair counts, the heap that picks the best pair (``pop_best``) and the
-    merge that makes the new symbol and calls ``merge_word`` (``merge``).
+    """Words as symbol ids, the pair counts and the pair -> words index, and
+    the round loop of an incremental trainer (``learn``); a subclass fills
+    the counts and adds the heap that picks the best pair (``pop_best``) and
+    the merge that makes the new symbol and calls ``merge_word`` (``merge``).
 
-    ``symbols[i]`` is the symbol of id ``i``, ``words[w]`` holds the symbol ids of word ``w``, ``freqs[w]`` its count,
-    ``width`` is above every id a run will make (the base symbols plus one
-    per merge), and ``where[pair]`` a superset of the words that contain the
-    pair (ids are added eagerly, removed lazily): a set per pair, or the
-    compact form of ``add_word`` when ``compact_index`` is true.
+    ``symbols[i]`` is the symbol of id ``i``, ``words[w]`` holds the symbol
+    ids of word ``w`` and ``freqs[w]`` its count; ``counts[pair]`` is the
+    weighted count of every pair present; ``width`` is above every id a run
+    will make (the base symbols plus one per merge); ``where[pair]`` is a
+    superset of the words that contain the pair (ids are added eagerly,
+    removed lazily): a set per pair, or the compact form of ``add_word``
+    when ``compact_index`` is true.
     """
 
     def __init__(

@@ -73,10 +73,8 @@ class _Trainer(WordMerger[S]):
     int, ``left * width + right``: hashing and comparing one small int is
     much cheaper than a tuple of two strings, and this is the hot path.
 
-    State: ``words[w]`` the symbol ids of word ``w`` (in corpus order, which
-    the "first" rule needs), ``freqs[w]`` its count, ``counts[pair]`` the
-    weighted count of every pair present, ``where[pair]`` a superset of the
-    words containing it (ids are added eagerly, removed lazily).
+    State: ``WordMerger``'s (words, counts, a set of word ids per pair),
+    with the words in corpus order, which the "first" rule needs.
 
     The heap holds ``(-count, key, pair)``, and the key makes the heap apply
     the tie rule. "lexicographic": the pair's descending key, so the top is
