@@ -135,10 +135,10 @@ class WordMerger(Generic[S]):
         """Rewrite word ``w`` left to right, exactly like
         ``words.merge_symbols``, and add to ``delta`` how the neighbouring
         pairs' counts change; note the new pairs in the index and, when
-        ``gained`` is given, the first word where each appeared (the "first"
-        tie rule needs it). ``list.count`` and ``list.index`` find the
-        occurrences at C speed, so the Python loop runs once per occurrence
-        of ``left``, not once per symbol.
+        ``gained`` is given (with the set index only), the first word where
+        each appeared (the "first" tie rule needs it). ``list.count`` and
+        ``list.index`` find the occurrences at C speed, so the Python loop
+        runs once per occurrence of ``left``, not once per symbol.
 
         At each joined occurrence ``... P [L R] N ...``, weighted by the
         word's count: (P, L) and (R, N) are lost, (P, LR) and (LR, N) are
@@ -200,8 +200,8 @@ class WordMerger(Generic[S]):
                     add_word(where, new, w)
                 else:
                     where[new].add(w)
-                if gained is not None:
-                    gained.setdefault(new, w)
+                    if gained is not None:
+                        gained.setdefault(new, w)
             if nxt is not None:
                 delta[right * width + nxt] -= freq
                 new = joined * width + nxt
@@ -210,7 +210,7 @@ class WordMerger(Generic[S]):
                     add_word(where, new, w)
                 else:
                     where[new].add(w)
-                if gained is not None:
-                    gained.setdefault(new, w)
+                    if gained is not None:
+                        gained.setdefault(new, w)
         if out is not None and start:
             self.words[w] = out + word[start:]
