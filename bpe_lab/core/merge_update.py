@@ -192,6 +192,8 @@ class WordMerger(Generic[S]):
                 nxt = word[j + 2] if j + 2 < len(word) else None
                 out.append(joined)
                 start = pos = j + 2
+            # The two neighbours, P then N, written out rather than looped
+            # over: this runs once per joined occurrence, the hot path.
             if prev is not None:
                 delta[prev * width + left] -= freq
                 new = prev * width + joined
