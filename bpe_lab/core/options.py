@@ -6,7 +6,7 @@ one argument): the six keywords that ``train_bpe``, ``train_trace``,
 ``TrainOptions`` that is validated when it is made and then carried through
 unchanged. The public functions keep their keyword arguments
 (``train_bpe(corpus, 5, tie_break="lexicographic")``): ``TrainKeywords`` is
-their type, and ``TrainOptions(**keywords)`` the one place they become
+their type, and ``TrainOptions.from_keywords`` the one place they become
 options, with the one set of defaults.
 
 >>> TrainOptions(tie_break="lexicographic", min_frequency=2).min_frequency
@@ -23,7 +23,7 @@ ValueError: glue_end_of_word=True needs an end_of_word marker to glue
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TypedDict
 
 from bpe_lab.core.symbols import (
@@ -64,6 +64,22 @@ class TrainOptions:
     on_short: OnShort = "warn"
     glue_end_of_word: bool = False
     min_frequency: int = 1
+
+    @classmethod
+    def from_keywords(cls, keywords: TrainKeywords) -> TrainOptions:
+        """The options a trainer's keywords give; a keyword that is not an
+        option is named, with the ones there are.
+
+        >>> TrainOptions.from_keywords({"tie_brake": "first"})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        TypeError: unknown option 'tie_brake'; the options are tie_break, end_of_word, ...
+        """
+        names = [f.name for f in fields(cls)]
+        for name in keywords:
+            if name not in names:
+                raise TypeError(f"unknown option {name!r}; the options are {', '.join(names)}")
+        return cls(**keywords)
 
     def __post_init__(self) -> None:
         check_choice(self.tie_break, "tie_break", TIE_BREAKS)

@@ -217,7 +217,7 @@ def training_corpus(
 
 def _options(options: TrainOptions | None, keywords: TrainKeywords) -> TrainOptions:
     if options is None:
-        return TrainOptions(**keywords)
+        return TrainOptions.from_keywords(keywords)
     if not isinstance(options, TrainOptions):
         raise TypeError(f"options must be a TrainOptions, got {type(options).__name__}")
     if keywords:
@@ -237,7 +237,7 @@ def train_trace(word_freq: Mapping[str, int], num_merges: int, **keywords: Unpac
     >>> train_trace({"ab": 1}, 3, on_short="ignore").stopped_early
     True
     """
-    options = TrainOptions(**keywords)
+    options = TrainOptions.from_keywords(keywords)
     corpus, num_merges = training_corpus(word_freq, num_merges, options)
     rounds = tuple(_rounds(corpus, num_merges, options.tie_break, options.min_frequency))
     reason = short_reason(rounds[-1].corpus_after if rounds else corpus, options.min_frequency)
@@ -262,7 +262,7 @@ def train_bpe(word_freq: Mapping[str, int], num_merges: int, **keywords: Unpack[
     learned and why), "raise" a ValueError, or "ignore" (compare the
     result's length with ``num_merges``).
     """
-    options = TrainOptions(**keywords)
+    options = TrainOptions.from_keywords(keywords)
     corpus, num_merges = training_corpus(word_freq, num_merges, options)
     # Keep only the pairs: each Round holds every pair count and the whole
     # corpus, so keeping them all (train_trace does) costs O(N) memory per round.

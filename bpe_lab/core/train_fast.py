@@ -290,7 +290,7 @@ def train_fast(
     """The merges of ``train.train_bpe``, learned incrementally: same keywords
     (``options.TrainOptions``), checks, errors and ``on_short``; only the cost
     differs (module docstring)."""
-    options = TrainOptions(**keywords)
+    options = TrainOptions.from_keywords(keywords)
     corpus, num_merges = training_corpus(word_freq, num_merges, options)
     trainer: _Trainer[str] = _Trainer(corpus, num_merges, options.tie_break)
     merges = trainer.learn(num_merges, options.min_frequency)
