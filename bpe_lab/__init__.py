@@ -38,16 +38,8 @@ from bpe_lab.core.encode import (
 from bpe_lab.core.mergefile import load_merges, save_merges
 from bpe_lab.core.pretokenize import GPT2_PATTERN, gpt2_pretokenize, split_special, split_words, word_frequencies
 from bpe_lab.core.textfile import read_text
-from bpe_lab.core.train import (
-    Round,
-    Trace,
-    count_pairs,
-    merge_symbols,
-    pick_pair,
-    train_bpe,
-    train_trace,
-    word_to_symbols,
-)
+from bpe_lab.core.train import Round, Trace, count_pairs, pick_pair, train_bpe, train_trace
+from bpe_lab.core.words import merge_symbols, word_to_symbols
 from bpe_lab.variants.compression import compress, decompress
 from bpe_lab.variants.unigram import Unigram
 from bpe_lab.variants.unigram_train import train_unigram

@@ -99,13 +99,13 @@ def test_long_pieces(data):
 def test_dispatch_scans_up_to_long_piece_and_uses_the_heap_above(monkeypatch):
     table = gpt2_table()
     used = []
-    for name in ("scan_merge_ids", "heap_merge_ids"):
+    for name in ("scan_replay", "heap_replay"):
         encoder = getattr(encoders, name)
         monkeypatch.setattr(encoders, name, lambda *args, e=encoder, n=name: used.append(n) or e(*args))
     byte_pair_encode(b"a" * LONG_PIECE, table.ids)
     byte_pair_encode(b"a" * (LONG_PIECE + 1), table.ids)
     byte_pair_encode(b"a", table.ids)  # one byte: nothing to merge, neither is called
-    assert used == ["scan_merge_ids", "heap_merge_ids"]
+    assert used == ["scan_replay", "heap_replay"]
 
 
 def test_the_tokenizer_encodes_a_piece_with_byte_pair_encode():
@@ -127,3 +127,26 @@ def test_rank_replay_is_not_longest_match():
     assert set(map(tuple, table.every_encoding(b"abc").values())) == {(b"ab", b"c")}
     assert set(map(tuple, table.every_encoding(b"").values())) == {()}
     assert set(map(tuple, table.every_encoding(b"x").values())) == {(b"x",)}
+
+
+@settings(max_examples=200)
+@given(
+    ranks=merge_tables(),
+    data=st.binary(max_size=2 * LONG_PIECE).map(lambda b: bytes(b"abc"[x % 3] for x in b)),
+    seed=st.randoms(use_true_random=False),
+)
+def test_the_generic_scan_and_heap_take_any_ids(ranks, data, seed):
+    """``scan_replay`` and ``heap_replay`` on ids numbered at random (not the
+    byte values) give the tokens of the definition, ``replay_merges``; on
+    byte strings, joined with ``+``, they give them too."""
+    merges = sorted(ranks, key=ranks.get)
+    tokens = list(dict.fromkeys([bytes([b]) for b in b"abc"] + [left + right for left, right in merges]))
+    numbers = seed.sample(range(10_000), len(tokens))
+    id_of = dict(zip(tokens, numbers))
+    token_of = dict(zip(numbers, tokens))
+    id_ranks = {(id_of[left], id_of[right]): rank for (left, right), rank in ranks.items()}
+    merged = [id_of[left + right] for left, right in merges]
+    expected = replay_merges(data, ranks)
+    for encode in (encoders.scan_replay, encoders.heap_replay):
+        assert [token_of[i] for i in encode([id_of[bytes([b])] for b in data], id_ranks, merged)] == expected
+        assert encode([bytes([b]) for b in data], ranks) == expected

@@ -16,7 +16,8 @@ from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.bytelevel.train import chunk_bounds, count_pretokens, train_bytelevel
 from bpe_lab.core.patterns import PATTERNS
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
-from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair
+from bpe_lab.core.train import count_pairs, pick_pair
+from bpe_lab.core.words import merge_symbols
 
 EOT = "<|endoftext|>"
 

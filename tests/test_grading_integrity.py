@@ -52,7 +52,7 @@ DELEGATIONS = {
         "from bpe_lab.variants.compression import Compressed\n    return {f}(Compressed(packed, table, (), 0))",
     ),
     "02_training_count_pairs_answer": ("bpe_lab.core.train", "count_pairs", "return {f}(corpus)"),
-    "02_training_merge_pair_answer": ("bpe_lab.core.train", "merge_symbols", "return {f}(symbols, pair)"),
+    "02_training_merge_pair_answer": ("bpe_lab.core.words", "merge_symbols", "return {f}(symbols, pair)"),
     "02_training_train_answer": ("bpe_lab.core.train", "train_bpe", "return {f}(word_freq, num_merges)"),
     "02_training_first_mistake_answer": (
         "bpe_lab.grading.check.training",

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_lab.cli import main
-from bpe_lab.core.train import merge_symbols
+from bpe_lab.core.words import merge_symbols
 from bpe_lab.grading import grade_command
 from bpe_lab.grading.release import release_notebook
 from bpe_lab.grading.roster import collect
@@ -330,8 +330,8 @@ def test_the_packages_own_merge_symbols_pasted_is_flagged_as_the_package(flagged
     _, sim = flagged
     (flag,) = [f for f in sim.flags if f.left.name == "erin"]
     lines, first = inspect.getsourcelines(merge_symbols)
-    assert (flag.cell, flag.against, flag.right.name) == (MERGE, "package", "bpe_lab.core.train.merge_symbols")
-    assert (flag.right.path, flag.right.first_line, flag.measure) == ("bpe_lab/core/train.py", first, "containment")
+    assert (flag.cell, flag.against, flag.right.name) == (MERGE, "package", "bpe_lab.core.words.merge_symbols")
+    assert (flag.right.path, flag.right.first_line, flag.measure) == ("bpe_lab/core/words.py", first, "containment")
     assert flag.score == 1.0
     data = flag.to_dict()["blocks"][-1]["right"]
     assert data["lines"][1] == first + len(lines) - 1 and data["text"][-1] == lines[-1].rstrip("\n")
@@ -419,7 +419,7 @@ def test_bpe_lab_grade_similarity_only_on_a_class_folder(flagged, tmp_path, caps
     assert printed == {"similarity": sim.to_dict()}
     assert [(f["left"]["name"], f["right"]["name"]) for f in printed["similarity"]["flags"]] == [
         ("alice", "carol"),
-        ("erin", "bpe_lab.core.train.merge_symbols"),
+        ("erin", "bpe_lab.core.words.merge_symbols"),
     ]
     assert "tally[(w[k], w[k + 1])] += weight" in out.read_text(encoding="utf-8")
     book = tmp_path / "gradebook.csv"
@@ -471,7 +471,7 @@ def test_each_tasks_package_answers_are_what_it_is_compared_with():
     train = "bpe_lab.core.train"
     assert named == {
         COUNT: [f"{train}.count_pairs", "solution"],
-        MERGE: [f"{train}.merge_symbols", "solution"],
+        MERGE: ["bpe_lab.core.words.merge_symbols", "solution"],
         TRAIN: [f"{train}.train_bpe", f"{train}.train_trace", f"{train}._rounds", f"{train}.pick_pair"]
         + ["bpe_lab.core.train_fast.train_fast", "bpe_lab.core.train_fast.learn_merges", "solution"],
         "02_training_first_mistake_answer": [

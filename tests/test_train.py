@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from bpe_lab import count_pairs, merge_symbols, pick_pair, train_bpe, train_trace, word_to_symbols
 from bpe_lab.core.corpora import TEXTBOOK_CORPUS as CORPUS
+from bpe_lab.core.options import TrainOptions
+from bpe_lab.core.train import training_corpus
 from bpe_lab.core.train_fast import train_fast
 
 EXPECTED = [(("e", "s"), 9), (("es", "t"), 9), (("est", "</w>"), 9), (("l", "o"), 7), (("lo", "w"), 7)]
@@ -206,3 +208,32 @@ def test_subword_nmt_convention_glues_the_marker_and_stops_at_min_frequency():
         train_bpe(CORPUS, 1, min_frequency=0)
     with pytest.raises(ValueError, match="needs an end_of_word marker"):
         train_bpe(CORPUS, 1, end_of_word=None, glue_end_of_word=True)
+
+
+def test_one_options_object_is_checked_once_and_carried_through():
+    """The six keywords are ``TrainOptions``' fields: every trainer takes
+    them as keywords, a bad value is named once, the trace keeps them."""
+    options = TrainOptions(tie_break="lexicographic", glue_end_of_word=True, min_frequency=2)
+    corpus, num_merges = training_corpus(CORPUS, 4, options)
+    assert num_merges == 4 and corpus[("l", "o", "w</w>")] == 5
+    assert training_corpus(CORPUS, 4, tie_break="lexicographic", glue_end_of_word=True, min_frequency=2) == (
+        corpus,
+        4,
+    )
+    trace = train_trace(CORPUS, 4, tie_break="lexicographic", glue_end_of_word=True, min_frequency=2)
+    assert trace.options == options and trace.tie_break == "lexicographic" and trace.min_frequency == 2
+    assert trace.merges == [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
+    with pytest.raises(TypeError, match="not both"):
+        training_corpus(CORPUS, 4, options, tie_break="first")
+    with pytest.raises(TypeError, match="options must be a TrainOptions, got dict"):
+        training_corpus(CORPUS, 4, {"tie_break": "first"})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="unknown option .tie_brake.; the options are tie_break, end_of_word"):
+        train_fast(CORPUS, 4, tie_brake="first")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="glue_end_of_word must be True or False, got 'yes'"):
+        TrainOptions(glue_end_of_word="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown on_short 'loud'"):
+        TrainOptions(on_short="loud")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="start_of_word must be a non-empty string or None, got ''"):
+        TrainOptions(start_of_word="")
+    with pytest.raises(AttributeError):
+        options.tie_break = "first"  # type: ignore[misc]  # frozen

@@ -9,11 +9,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bpe_lab.core.corpora import TEXTBOOK_CORPUS
-from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair, train_bpe
+from bpe_lab.core.train import count_pairs, pick_pair, train_bpe
 from bpe_lab.core.train_fast import learn_merges, train_fast
+from bpe_lab.core.words import merge_symbols
 
 # the module itself, by its import path
-train_fast_module = importlib.import_module("bpe_lab.core.train_fast")
+merge_update = importlib.import_module("bpe_lab.core.merge_update")
 
 CORPUS = TEXTBOOK_CORPUS
 
@@ -133,7 +134,7 @@ markers = st.sampled_from([dict(), dict(end_of_word=None), dict(end_of_word=None
 def test_same_merges_as_the_textbook_trainer(word_freq, num_merges, tie_break, marker_kwargs):
     expected = quietly(train_bpe, word_freq, num_merges, tie_break=tie_break, **marker_kwargs)
     for copy_from in (0, 10**9):  # both ways of rewriting a word: copying, in place
-        with patch.object(train_fast_module, "_COPY_FROM", copy_from):
+        with patch.object(merge_update, "COPY_FROM", copy_from):
             assert quietly(train_fast, word_freq, num_merges, tie_break=tie_break, **marker_kwargs) == expected
 
 

@@ -6,11 +6,13 @@ pre-tokenizer first; special tokens map to one id each. One module per step:
 
 - ``byte_map``: GPT-2's printable stand-in for each of the 256 bytes;
 - ``encoders``: rank replay inside one pre-token (the definition, the scan
-  and the heap, and the one dispatch the Tokenizer uses);
+  and the heap, each once for bytes and ids, and the one dispatch the
+  Tokenizer uses);
 - ``progress``: when to show a progress bar, and the bar;
 - ``workers``: worker processes that are fresh interpreters over pipes;
 - ``train``: ``train_bytelevel``, streamed over chunks and counted in
-  worker processes; ``merge_learner``: its merges, in compact state;
+  worker processes; ``merge_learner``: its merges, core's incremental
+  merge update (``core.merge_update``) in compact state;
 - ``vocab``: the checks a vocabulary and a merge list must pass;
 - ``specials``: which special tokens a text may contain, tiktoken-style;
 - ``files``: the tokenizer's JSON and GPT-2's ``vocab.json``/``merges.txt``;

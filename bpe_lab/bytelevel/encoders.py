@@ -7,26 +7,29 @@ twice), until no adjacent pair is a learned merge. ``encode.py`` does this
 for characters; here the symbols are ``bytes`` and ``ranks`` maps a pair of
 byte strings to its position in the merge list.
 
-The three functions below give the same output (a property test checks it)
-and differ only in cost, which is what notebook 04 measures:
+Three algorithms, each written once and generic over what a symbol is
+(``bytes``, joined with ``+``, or token ids, joined by a table); they give
+the same output (a property test checks it) and differ only in cost, which
+is what notebook 04 measures:
 
 - ``replay_merges``: the definition, written plainly. Every step rescans all
   pairs: O(n^2) for a pre-token of n bytes.
-- ``scan_merges``: the same steps, but it remembers each pair's rank and, after
-  a merge, looks up only the two pairs that changed. Still O(n^2) in the worst
-  case, but the rescan is a single ``min()`` over a list of ints, which runs in
-  C; with pre-tokens of a few bytes that beats any cleverer structure. This is
-  tiktoken's choice too, for the same reason.
-- ``heap_merges``: a doubly linked list of symbols and a heap of candidate
+- ``scan_replay``: the same steps, but it remembers each pair's rank and,
+  after a merge, looks up only the two pairs that changed. Still O(n^2) in
+  the worst case, but the rescan is a single ``min()`` over a list of ints,
+  which runs in C; with pre-tokens of a few bytes that beats any cleverer
+  structure. This is tiktoken's choice too, for the same reason.
+- ``heap_replay``: a doubly linked list of symbols and a heap of candidate
   pairs with lazy invalidation: O(n log n). It pays off on long pre-tokens
   (a base64 blob, a long URL), so the Tokenizer uses it above ``LONG_PIECE``
   bytes.
 
-The Tokenizer runs the same steps on token ids instead of byte strings
-(``scan_merge_ids``, ``heap_merge_ids``: a pair of small ints hashes and
-compares faster than a pair of ``bytes``), and ``byte_pair_encode`` is the one
-place that picks between them by length, as tiktoken's ``byte_pair_encode``
-does. ``MergeTable`` holds the merge list in the id form they take.
+``scan_merges`` / ``heap_merges`` run them on the bytes of a pre-token, and
+``scan_merge_ids`` / ``heap_merge_ids`` on token ids, as the Tokenizer does
+(a pair of small ints hashes and compares faster than a pair of ``bytes``).
+``byte_pair_encode`` is the one place that picks the scan or the heap by
+length, as tiktoken's ``byte_pair_encode`` does. ``MergeTable`` holds the
+merge list in the id form it takes.
 
 >>> ranks = {(b"l", b"o"): 0, (b"lo", b"w"): 1, (b"e", b"r"): 2}
 >>> replay_merges(b"lower", ranks)
@@ -41,6 +44,7 @@ import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise, repeat
+from typing import TypeVar
 
 __all__ = [
     "PairRanks",
@@ -48,6 +52,8 @@ __all__ = [
     "MergeTable",
     "byte_pair_encode",
     "replay_merges",
+    "scan_replay",
+    "heap_replay",
     "scan_merges",
     "heap_merges",
     "scan_merge_ids",
@@ -58,24 +64,23 @@ __all__ = [
 PairRanks = Mapping[tuple[bytes, bytes], int]
 
 #: Above this many bytes ``byte_pair_encode`` switches from the C-speed scan
-#: (``scan_merge_ids``) to the heap (``heap_merge_ids``). Measured with GPT-2's
-#: ranks on 2 cores (Xeon), CPython 3.11: microseconds per piece, scan / heap,
-#: best of 9, for 50 pieces of n bytes each, cut at random from each source:
-#:
-#:   n bytes                           8          40          128          1024
-#:   slice of the Python docs    3.0 / 4.3     24 / 23    148 / 81    10019 / 816
-#:   the same, spaces removed    3.1 / 4.8     24 / 26    149 / 92     7286 / 910
-#:   base64 of random bytes      2.0 / 2.8     12 / 10     68 / 33     3856 / 396
-#:   a run of spaces             1.1 / 2.0    3.4 / 4.9   9.6 / 13       66 / 98
-#:
-#: The two cross at 24-32 bytes for base64, 32-40 for prose and about 48 for
-#: letters without spaces; at 40 the encoder used is within 15% of the faster
-#: one on all three, while a wrong choice far from 40 costs 1.5x (8 bytes) to
-#: 10x (1 KB). Spaces are the exception: GPT-2 merges a run of spaces from the
-#: left, so the scan stays linear and beats the heap at every length, but by
-#: 1.5x on a few microseconds. (tiktoken's Rust core switches at 100 bytes:
+#: (``scan_replay``) to the heap (``heap_replay``). Chosen by timing both, in
+#: microseconds per piece, best of several runs, with GPT-2's ranks on pieces
+#: of 8 to 1024 bytes cut at random from four sources: the Python docs, the
+#: same with spaces removed, base64 of random bytes, and a run of spaces
+#: (notebook 04, section 3, "Encoding one pre-token", times the encoders by
+#: length: re-run it to re-measure on your machine). The two cross a few dozen bytes in, later
+#: for letters without spaces than for base64; near this threshold the
+#: encoder used is close to the faster one on every source, while a wrong
+#: choice far from it costs a multiple (the scan is quadratic, the heap pays
+#: a fixed cost per piece). Runs of spaces are the exception: GPT-2 merges a
+#: run of spaces from the left, so the scan stays linear and beats the heap at
+#: every length, by a little. (tiktoken's Rust core switches at 100 bytes:
 #: there a scan step is cheaper, relative to a heap operation, than in Python.)
 LONG_PIECE = 40
+
+#: A symbol of the generic encoders: ``bytes`` or an ``int`` token id.
+T = TypeVar("T", bytes, int)
 
 #: The rank of a pair that is not a merge: larger than any real rank. An int,
 #: not ``float("inf")``, because ``min`` compares int with int fastest.
@@ -110,15 +115,25 @@ def replay_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
     return symbols
 
 
-def scan_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
-    """Rank replay with the pair ranks kept in a list: same O(n^2), faster steps.
+def scan_replay(symbols: list[T], ranks: Mapping[tuple[T, T], int], merged: Sequence[T] | None = None) -> list[T]:
+    """Rank replay with the pair ranks kept in a list: same O(n^2) as the
+    definition, faster steps. The one scan, for byte strings and for ids.
+
+    ``symbols`` are a pre-token's starting symbols (changed in place and
+    returned) and ``ranks`` maps a pair of them to its merge rank. A join
+    makes ``merged[rank]`` when ``merged`` is given (ids: the id that merge
+    produces) and ``left + right`` when it is None (byte strings).
 
     ``pair_rank[i]`` is the rank of ``(symbols[i], symbols[i+1])``. Joining
     pair i changes only the pairs at i-1 and i, so each step does two dict
     lookups in Python and leaves the O(n) search to ``min`` and ``index``,
     which run in C.
+
+    >>> scan_replay([b"l", b"o", b"w"], {(b"l", b"o"): 0, (b"lo", b"w"): 1})
+    [b'low']
+    >>> scan_replay([0, 1, 2], {(0, 1): 0, (3, 2): 1}, merged=[3, 4])
+    [4]
     """
-    symbols = _as_symbols(data)
     get = ranks.get
     pair_rank = list(map(get, pairwise(symbols), repeat(_NO_MERGE)))
     while pair_rank:
@@ -126,7 +141,11 @@ def scan_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
         if best == _NO_MERGE:
             break
         i = pair_rank.index(best)  # the leftmost pair of that rank
-        symbols[i] += symbols.pop(i + 1)
+        if merged is None:
+            symbols[i] += symbols.pop(i + 1)
+        else:
+            symbols[i] = merged[best]
+            del symbols[i + 1]
         del pair_rank[i]
         if i:
             pair_rank[i - 1] = get((symbols[i - 1], symbols[i]), _NO_MERGE)
@@ -135,8 +154,10 @@ def scan_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
     return symbols
 
 
-def heap_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
-    """Rank replay with a linked list and a heap: O(n log n) for n bytes.
+def heap_replay(symbols: list[T], ranks: Mapping[tuple[T, T], int], merged: Sequence[T] | None = None) -> list[T]:
+    """Rank replay with a linked list and a heap: O(n log n) for n symbols.
+    The one heap, for byte strings and for ids (arguments as for
+    ``scan_replay``).
 
     Symbols stay in a Python list indexed by their first byte's position;
     ``after[i]`` and ``before[i]`` link the symbols still alive, so a join is
@@ -157,33 +178,54 @@ def heap_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
     (2,0) for ``ab c``. Pop (1,1): stale, position 1 was absorbed. Pop (2,0):
     join. Result ``[abc]``.
 
-    >>> heap_merges(b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1, (b"ab", b"c"): 2})
+    >>> heap_replay([b"a", b"b", b"c"], {(b"a", b"b"): 0, (b"b", b"c"): 1, (b"ab", b"c"): 2})
     [b'abc']
+    >>> heap_replay([0, 1, 2], {(0, 1): 0, (1, 2): 1, (3, 2): 2}, merged=[3, 4, 5])
+    [5]
     """
-    symbols = _as_symbols(data)  # symbols[i]: the symbol that starts at byte i
     n = len(symbols)
     alive = [True] * n  # False: joined into its left neighbour
     after = list(range(1, n + 1))  # n means "no symbol after"
     before = list(range(-1, n - 1))  # -1 means "no symbol before"
-    heap = [(ranks[pair], i) for i, pair in enumerate(pairwise(symbols)) if pair in ranks]
+    get = ranks.get
+    heap = [(rank, i) for i, rank in enumerate(map(get, pairwise(symbols))) if rank is not None]
     heapq.heapify(heap)  # O(n)
     while heap:  # O(n) pops and pushes, O(log n) each
         rank, i = heapq.heappop(heap)
         j = after[i]
-        if not alive[i] or j >= n or ranks.get((symbols[i], symbols[j])) != rank:
+        if not alive[i] or j >= n or get((symbols[i], symbols[j])) != rank:
             continue  # stale: that pair was changed by an earlier join
-        symbols[i] += symbols[j]  # join j into i, and unlink j
+        if merged is None:  # join j into i, and unlink j
+            symbols[i] += symbols[j]
+        else:
+            symbols[i] = merged[rank]
         alive[j] = False
         k = after[j]
         after[i] = k
         if k < n:
             before[k] = i
-        for a, b in ((before[i], i), (i, k)):  # the two new neighbouring pairs
-            if a >= 0 and b < n:
-                new_rank = ranks.get((symbols[a], symbols[b]))
-                if new_rank is not None:
-                    heapq.heappush(heap, (new_rank, a))
+        # The two new neighbouring pairs, written out rather than looped
+        # over: this is the production path for long pieces.
+        h = before[i]
+        if h >= 0 and (new_rank := get((symbols[h], symbols[i]))) is not None:
+            heapq.heappush(heap, (new_rank, h))
+        if k < n and (new_rank := get((symbols[i], symbols[k]))) is not None:
+            heapq.heappush(heap, (new_rank, i))
     return [symbol for symbol, kept in zip(symbols, alive) if kept]
+
+
+def scan_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
+    """``scan_replay`` on the bytes of one pre-token, one symbol per byte."""
+    return scan_replay(_as_symbols(data), ranks)
+
+
+def heap_merges(data: bytes, ranks: PairRanks) -> list[bytes]:
+    """``heap_replay`` on the bytes of one pre-token, one symbol per byte.
+
+    >>> heap_merges(b"abc", {(b"a", b"b"): 0, (b"b", b"c"): 1, (b"ab", b"c"): 2})
+    [b'abc']
+    """
+    return heap_replay(_as_symbols(data), ranks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +256,8 @@ def byte_pair_encode(data: bytes, table: MergeTable) -> list[int]:
     """The ids of one pre-token: the one place that picks an encoder.
 
     A single byte is its own token; up to ``LONG_PIECE`` bytes the scan's
-    C-speed ``min`` wins, beyond it the heap's O(n log n) (measurements at
-    ``LONG_PIECE``). All give the ids of ``replay_merges``' tokens.
+    C-speed ``min`` wins, beyond it the heap's O(n log n) (how that was
+    measured: ``LONG_PIECE``). All give the ids of ``replay_merges``' tokens.
 
     >>> table = MergeTable.from_merges([(b"l", b"o"), (b"lo", b"w")], {bytes([b]): b for b in range(256)}
     ...                                | {b"lo": 256, b"low": 257})
@@ -227,18 +269,18 @@ def byte_pair_encode(data: bytes, table: MergeTable) -> list[int]:
         rank = table.ranks.get((ids[0], ids[1])) if len(ids) == 2 else None
         return ids if rank is None else [table.merged[rank]]
     if len(ids) > LONG_PIECE:
-        return heap_merge_ids(ids, table.ranks, table.merged)
-    return scan_merge_ids(ids, table.ranks, table.merged)
+        return heap_replay(ids, table.ranks, table.merged)
+    return scan_replay(ids, table.ranks, table.merged)
 
 
 def scan_merge_ids(ids: list[int], id_ranks: Mapping[tuple[int, int], int], merged_ids: Sequence[int]) -> list[int]:
-    """``scan_merges`` on token ids: the same steps, the Tokenizer's usual path.
+    """``scan_replay`` on token ids, the Tokenizer's usual path.
 
     ``ids`` are the ids of the single bytes (changed in place and returned),
     ``id_ranks`` maps a pair of ids to its merge rank, and ``merged_ids[rank]``
-    is the id that merge produces. Why it is faster than merging bytes: a
-    pair of small ints hashes and compares faster than a pair of byte strings;
-    a join is a list lookup instead of building a new ``bytes`` (whose hash is
+    is the id that merge produces. Why ids are faster than bytes: a pair of
+    small ints hashes and compares faster than a pair of byte strings; a
+    join is a list lookup instead of building a new ``bytes`` (whose hash is
     then computed on the next lookup); and the result needs no final
     bytes -> id lookup. It costs a second, id-keyed copy of the merge table
     (``MergeTable``).
@@ -249,57 +291,13 @@ def scan_merge_ids(ids: list[int], id_ranks: Mapping[tuple[int, int], int], merg
     >>> scan_merge_ids([id_of[bytes([b])] for b in b"lower"], id_ranks, [5, 6, 7])
     [6, 7]
     """
-    get = id_ranks.get
-    pair_rank = list(map(get, pairwise(ids), repeat(_NO_MERGE)))
-    while pair_rank:
-        best = min(pair_rank)  # O(n), in C
-        if best == _NO_MERGE:
-            break
-        i = pair_rank.index(best)  # the leftmost pair of that rank
-        ids[i] = merged_ids[best]
-        del ids[i + 1]
-        del pair_rank[i]
-        if i:
-            pair_rank[i - 1] = get((ids[i - 1], ids[i]), _NO_MERGE)
-        if i < len(pair_rank):
-            pair_rank[i] = get((ids[i], ids[i + 1]), _NO_MERGE)
-    return ids
+    return scan_replay(ids, id_ranks, merged_ids)
 
 
 def heap_merge_ids(ids: list[int], id_ranks: Mapping[tuple[int, int], int], merged_ids: Sequence[int]) -> list[int]:
-    """``heap_merges`` on token ids (arguments as for ``scan_merge_ids``).
-
-    The same linked list and lazy heap; ``ids[i]`` holds the symbol at
-    position i and ``alive[i]`` says whether it still exists. A heap entry is
-    stale when its left symbol was absorbed, or when the pair at its position
-    no longer has its rank (a neighbour was joined meanwhile).
+    """``heap_replay`` on token ids (arguments as for ``scan_merge_ids``).
 
     >>> heap_merge_ids([0, 1, 2], {(0, 1): 0, (1, 2): 1, (3, 2): 2}, [3, 4, 5])
     [5]
     """
-    n = len(ids)
-    alive = [True] * n
-    after = list(range(1, n + 1))  # n means "no symbol after"
-    before = list(range(-1, n - 1))  # -1 means "no symbol before"
-    get = id_ranks.get
-    heap = [(rank, i) for i, rank in enumerate(map(get, pairwise(ids))) if rank is not None]
-    heapq.heapify(heap)  # O(n)
-    while heap:  # O(n) pops and pushes, O(log n) each
-        rank, i = heapq.heappop(heap)
-        j = after[i]
-        if not alive[i] or j >= n or get((ids[i], ids[j])) != rank:
-            continue  # stale: that pair was changed by an earlier join
-        ids[i] = merged_ids[rank]  # join j into i, and unlink j
-        alive[j] = False
-        k = after[j]
-        after[i] = k
-        if k < n:
-            before[k] = i
-        # The two new neighbouring pairs, written out: this loop is the
-        # production path for long pieces, and a loop over them costs ~10%.
-        h = before[i]
-        if h >= 0 and (new_rank := get((ids[h], ids[i]))) is not None:
-            heapq.heappush(heap, (new_rank, h))
-        if k < n and (new_rank := get((ids[i], ids[k]))) is not None:
-            heapq.heappush(heap, (new_rank, i))
-    return [token for token, kept in zip(ids, alive) if kept]
+    return heap_replay(ids, id_ranks, merged_ids)

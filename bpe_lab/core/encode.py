@@ -46,7 +46,7 @@ import random
 from collections.abc import Sequence
 
 from bpe_lab.core.symbols import END_OF_WORD, Pair, check_markers
-from bpe_lab.core.train import merge_symbols, word_to_symbols
+from bpe_lab.core.words import merge_symbols, word_to_symbols
 
 __all__ = [
     "merge_ranks",

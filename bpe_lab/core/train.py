@@ -31,110 +31,26 @@ the best pair occurs fewer than ``--min-frequency`` (default 2) times:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bpe_lab.core.symbols import (
-    END_OF_WORD,
-    ON_SHORT,
-    TIE_BREAKS,
-    Corpus,
-    OnShort,
-    Pair,
-    TieBreak,
-    check_choice,
-    check_int,
-    check_markers,
-    report_short,
-)
+from bpe_lab.core.options import TrainKeywords, TrainOptions
+from bpe_lab.core.symbols import TIE_BREAKS, Corpus, Pair, TieBreak, check_choice, check_int, report_short
+from bpe_lab.core.words import corpus_from_word_freq, merge_symbols, short_reason
 
 if TYPE_CHECKING:  # pandas is imported only when a table is asked for
     import pandas as pd
+    from typing_extensions import Unpack
 
 __all__ = [
     "Round",
     "Trace",
-    "word_to_symbols",
-    "corpus_from_word_freq",
     "count_pairs",
-    "merge_symbols",
     "pick_pair",
     "training_corpus",
-    "short_reason",
     "train_trace",
     "train_bpe",
 ]
-
-
-def word_to_symbols(
-    word: str,
-    *,
-    end_of_word: str | None = END_OF_WORD,
-    start_of_word: str | None = None,
-    glue_end_of_word: bool = False,
-) -> tuple[str, ...]:
-    """Split a word into its starting symbols: its characters, with the
-    end-of-word marker appended (``</w>``, as in the code listing of Sennrich
-    et al., 2016) and/or the start-of-word marker prepended (``▁``,
-    SentencePiece style). ``glue_end_of_word=True`` joins the marker to the
-    last character instead, as subword-nmt does since its version 0.2.
-
-    >>> word_to_symbols("low")
-    ('l', 'o', 'w', '</w>')
-    >>> word_to_symbols("low", glue_end_of_word=True)
-    ('l', 'o', 'w</w>')
-    >>> word_to_symbols("low", end_of_word=None, start_of_word="▁")
-    ('▁', 'l', 'o', 'w')
-    """
-    _check_word(word, end_of_word, start_of_word)
-    symbols = tuple(word)
-    if start_of_word:
-        symbols = (start_of_word,) + symbols
-    if end_of_word and glue_end_of_word:
-        symbols = symbols[:-1] + (symbols[-1] + end_of_word,)
-    elif end_of_word:
-        symbols = symbols + (end_of_word,)
-    return symbols
-
-
-def _check_word(word: object, end_of_word: str | None, start_of_word: str | None) -> None:
-    if not isinstance(word, str):
-        raise TypeError(f"words must be strings, got {word!r}")
-    if not word:
-        raise ValueError("the corpus contains an empty word")
-    if any(ch.isspace() for ch in word):
-        raise ValueError(f"word {word!r} contains white space; split text into words first (word_frequencies)")
-    for marker in (end_of_word, start_of_word):
-        if marker and marker in word:
-            raise ValueError(f"word {word!r} contains the word marker {marker!r}; choose another marker")
-
-
-def corpus_from_word_freq(
-    word_freq: Mapping[str, int],
-    *,
-    end_of_word: str | None = END_OF_WORD,
-    start_of_word: str | None = None,
-    glue_end_of_word: bool = False,
-) -> Corpus:
-    """Validate a word -> frequency table and split every word into symbols.
-
-    Raises ValueError naming the problem: an empty corpus, a count that is not
-    a positive integer, an empty word, a word with white space or a marker.
-    """
-    check_markers(end_of_word, start_of_word)
-    if not isinstance(word_freq, Mapping):
-        raise TypeError(f"word_freq must be a dict of word -> count, got {type(word_freq).__name__}")
-    if not word_freq:
-        raise ValueError("the corpus is empty: give at least one word with a positive count")
-    corpus: Corpus = {}
-    for word, freq in word_freq.items():
-        if check_int(freq, f"the count of {word!r}", minimum=None) <= 0:
-            raise ValueError(f"the count of {word!r} must be positive, got {freq}")
-        symbols = word_to_symbols(
-            word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
-        )
-        corpus[symbols] = freq
-    return corpus
 
 
 def count_pairs(corpus: Mapping[tuple[str, ...], int]) -> dict[Pair, int]:
@@ -151,28 +67,6 @@ def count_pairs(corpus: Mapping[tuple[str, ...], int]) -> dict[Pair, int]:
         for pair in zip(symbols, symbols[1:]):
             counts[pair] = counts.get(pair, 0) + freq
     return counts
-
-
-def merge_symbols(symbols: tuple[str, ...], pair: Pair) -> tuple[str, ...]:
-    """Join every occurrence of ``pair`` in ``symbols``, scanning left to
-    right; an occurrence that overlaps one already joined is skipped.
-
-    >>> merge_symbols(("a", "a", "a", "a"), ("a", "a"))
-    ('aa', 'aa')
-    >>> merge_symbols(("a", "a", "a"), ("a", "a"))
-    ('aa', 'a')
-    """
-    left, right = pair
-    out: list[str] = []
-    i = 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
-            out.append(left + right)
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return tuple(out)
 
 
 def pick_pair(counts: Mapping[Pair, int], tie_break: TieBreak = "first") -> tuple[Pair, int, tuple[Pair, ...]]:
@@ -208,16 +102,34 @@ class Round:
 
 @dataclass(frozen=True)
 class Trace:
-    """Everything a training run did, for tables, widgets and exercises."""
+    """Everything a training run did, for tables, widgets and exercises:
+    the split corpus, every round, the options it ran with and the number
+    of merges asked for."""
 
     initial: Corpus
     rounds: tuple[Round, ...]
-    tie_break: TieBreak
-    end_of_word: str | None
-    start_of_word: str | None = None
-    requested: int = field(default=0)
-    glue_end_of_word: bool = False
-    min_frequency: int = 1
+    options: TrainOptions = TrainOptions()
+    requested: int = 0
+
+    @property
+    def tie_break(self) -> TieBreak:
+        return self.options.tie_break
+
+    @property
+    def end_of_word(self) -> str | None:
+        return self.options.end_of_word
+
+    @property
+    def start_of_word(self) -> str | None:
+        return self.options.start_of_word
+
+    @property
+    def glue_end_of_word(self) -> bool:
+        return self.options.glue_end_of_word
+
+    @property
+    def min_frequency(self) -> int:
+        return self.options.min_frequency
 
     @property
     def stopped_early(self) -> bool:
@@ -282,52 +194,40 @@ def _rounds(corpus: Corpus, num_merges: int, tie_break: TieBreak, min_frequency:
 def training_corpus(
     word_freq: Mapping[str, int],
     num_merges: int,
-    *,
-    tie_break: TieBreak = "first",
-    end_of_word: str | None = END_OF_WORD,
-    start_of_word: str | None = None,
-    on_short: OnShort = "warn",
-    glue_end_of_word: bool = False,
-    min_frequency: int = 1,
+    options: TrainOptions | None = None,
+    **keywords: Unpack[TrainKeywords],
 ) -> tuple[Corpus, int]:
     """Check every argument a trainer takes; the split corpus and ``num_merges``.
 
     Shared by ``train_bpe``, ``train_trace`` and ``train_fast``, so all three
-    reject a bad argument with the same message. ``glue_end_of_word=True``
-    joins ``</w>`` to each word's last character (subword-nmt since 0.2).
+    reject a bad argument with the same message. The options come as
+    ``options`` (already checked) or as keywords (``TrainOptions``' fields),
+    not both.
     """
     num_merges = check_int(num_merges, "num_merges")
-    check_choice(tie_break, "tie_break", TIE_BREAKS)
-    check_choice(on_short, "on_short", ON_SHORT)
-    check_int(min_frequency, "min_frequency", minimum=1)
-    if glue_end_of_word is not False and not end_of_word:
-        raise ValueError("glue_end_of_word=True needs an end_of_word marker to glue")
+    options = _options(options, keywords)
     corpus = corpus_from_word_freq(
-        word_freq, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
+        word_freq,
+        end_of_word=options.end_of_word,
+        start_of_word=options.start_of_word,
+        glue_end_of_word=options.glue_end_of_word,
     )
     return corpus, num_merges
 
 
-def short_reason(final: Mapping[tuple[str, ...], int], min_frequency: int) -> str:
-    """Why training stopped before ``num_merges``: every word is one symbol,
-    or (with ``min_frequency`` above 1) no pair is frequent enough."""
-    if any(len(symbols) > 1 for symbols in final):
-        return f"no pair occurs min_frequency={min_frequency} times"
-    return "every word is now a single symbol"
+def _options(options: TrainOptions | None, keywords: TrainKeywords) -> TrainOptions:
+    if options is None:
+        return TrainOptions.from_keywords(keywords)
+    if not isinstance(options, TrainOptions):
+        raise TypeError(f"options must be a TrainOptions, got {type(options).__name__}")
+    if keywords:
+        raise TypeError(f"give the options either as options= or as keywords, not both (got {', '.join(keywords)})")
+    return options
 
 
-def train_trace(
-    word_freq: Mapping[str, int],
-    num_merges: int,
-    *,
-    tie_break: TieBreak = "first",
-    end_of_word: str | None = END_OF_WORD,
-    start_of_word: str | None = None,
-    on_short: OnShort = "warn",
-    glue_end_of_word: bool = False,
-    min_frequency: int = 1,
-) -> Trace:
-    """Train like ``train_bpe`` and keep every round (see ``Trace``).
+def train_trace(word_freq: Mapping[str, int], num_merges: int, **keywords: Unpack[TrainKeywords]) -> Trace:
+    """Train like ``train_bpe`` and keep every round (see ``Trace``); the
+    keywords are ``train_bpe``'s.
 
     >>> trace = train_trace({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 5)
     >>> [(r.pair, r.count) for r in trace.rounds][:2]
@@ -337,38 +237,22 @@ def train_trace(
     >>> train_trace({"ab": 1}, 3, on_short="ignore").stopped_early
     True
     """
-    corpus, num_merges = training_corpus(
-        word_freq,
-        num_merges,
-        tie_break=tie_break,
-        end_of_word=end_of_word,
-        start_of_word=start_of_word,
-        on_short=on_short,
-        glue_end_of_word=glue_end_of_word,
-        min_frequency=min_frequency,
-    )
-    rounds = tuple(_rounds(corpus, num_merges, tie_break, min_frequency))
-    reason = short_reason(rounds[-1].corpus_after if rounds else corpus, min_frequency)
-    report_short(num_merges, len(rounds), on_short, reason=reason)
-    return Trace(corpus, rounds, tie_break, end_of_word, start_of_word, num_merges, glue_end_of_word, min_frequency)
+    options = TrainOptions.from_keywords(keywords)
+    corpus, num_merges = training_corpus(word_freq, num_merges, options)
+    rounds = tuple(_rounds(corpus, num_merges, options.tie_break, options.min_frequency))
+    reason = short_reason(rounds[-1].corpus_after if rounds else corpus, options.min_frequency)
+    report_short(num_merges, len(rounds), options.on_short, reason=reason)
+    return Trace(corpus, rounds, options, num_merges)
 
 
-def train_bpe(
-    word_freq: Mapping[str, int],
-    num_merges: int,
-    *,
-    tie_break: TieBreak = "first",
-    end_of_word: str | None = END_OF_WORD,
-    start_of_word: str | None = None,
-    on_short: OnShort = "warn",
-    glue_end_of_word: bool = False,
-    min_frequency: int = 1,
-) -> list[Pair]:
+def train_bpe(word_freq: Mapping[str, int], num_merges: int, **keywords: Unpack[TrainKeywords]) -> list[Pair]:
     """Learn up to ``num_merges`` merges from a word -> frequency table.
 
     Returns the merges in the order learned; that order is their priority
-    when encoding. ``tie_break`` is "first" (the textbook rule) or
-    "lexicographic" (see ``TIE_BREAKS``). ``glue_end_of_word=True`` joins
+    when encoding. The keywords are the fields of ``TrainOptions`` (checked
+    there, with their defaults): ``tie_break`` is "first" (the textbook rule)
+    or "lexicographic" (see ``TIE_BREAKS``); ``end_of_word`` and
+    ``start_of_word`` are the word markers; ``glue_end_of_word=True`` joins
     ``</w>`` to each word's last character; training stops once the best
     pair occurs fewer than ``min_frequency`` times. With "lexicographic" and
     ``min_frequency=2`` that is subword-nmt (``tests/test_subword_nmt.py``).
@@ -378,21 +262,13 @@ def train_bpe(
     learned and why), "raise" a ValueError, or "ignore" (compare the
     result's length with ``num_merges``).
     """
-    corpus, num_merges = training_corpus(
-        word_freq,
-        num_merges,
-        tie_break=tie_break,
-        end_of_word=end_of_word,
-        start_of_word=start_of_word,
-        on_short=on_short,
-        glue_end_of_word=glue_end_of_word,
-        min_frequency=min_frequency,
-    )
+    options = TrainOptions.from_keywords(keywords)
+    corpus, num_merges = training_corpus(word_freq, num_merges, options)
     # Keep only the pairs: each Round holds every pair count and the whole
     # corpus, so keeping them all (train_trace does) costs O(N) memory per round.
     merges, final = [], corpus
-    for r in _rounds(corpus, num_merges, tie_break, min_frequency):
+    for r in _rounds(corpus, num_merges, options.tie_break, options.min_frequency):
         merges.append(r.pair)
         final = r.corpus_after
-    report_short(num_merges, len(merges), on_short, reason=short_reason(final, min_frequency))
+    report_short(num_merges, len(merges), options.on_short, reason=short_reason(final, options.min_frequency))
     return merges

@@ -1,4 +1,4 @@
-"""Training BPE incrementally: the merges of ``train``, a hundred times faster.
+"""Training BPE incrementally: the merges of ``train``, without recounting.
 
 Unlike ``train.train_bpe``, which recounts every pair of the whole corpus in
 every round (O(N) per round, O(N * V) for V merges), this trainer counts once
@@ -7,13 +7,17 @@ and then only *corrects* the counts a merge changes:
 - an **index** maps each pair to the ids of the words that contain it, so a
   merge visits only those words, not the whole corpus;
 - a merge changes only the pairs **next to** each joined occurrence, so the
-  counts are updated locally (the worked cases are in ``_Trainer._merge_word``);
+  counts are updated locally (``merge_update.WordMerger.merge_word``, with
+  the worked cases; the byte-level learner runs the same update);
 - a **max-heap with lazy deletion** finds the most frequent pair in
   O(log P) instead of a scan over all P pairs: a changed count is pushed
   again, and an entry whose count is out of date is dropped when it surfaces;
 - the **tie rule is part of the heap key** (the greatest pair first, or the
   pair met first in the corpus), so a round where thousands of pairs tie, as
   happens late in training, does not scan them all.
+
+How much faster that is on a real corpus is ``make bench``'s "textbook
+trainer" row (train_fast against train_bpe); notebook 04 draws the curves.
 
 Both tie-break rules of ``symbols.TIE_BREAKS`` give exactly the merges of
 ``train_bpe`` (a property test checks this on random corpora). The core,
@@ -34,21 +38,22 @@ import heapq
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from itertools import chain
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from bpe_lab.core.encode import replay_symbols
-from bpe_lab.core.symbols import END_OF_WORD, TIE_BREAKS, OnShort, TieBreak, check_choice, check_int, report_short
-from bpe_lab.core.train import short_reason, training_corpus
+from bpe_lab.core.merge_update import WordMerger
+from bpe_lab.core.options import TrainKeywords, TrainOptions
+from bpe_lab.core.symbols import TIE_BREAKS, TieBreak, check_choice, check_int, report_short
+from bpe_lab.core.train import training_corpus
+from bpe_lab.core.words import short_reason
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["learn_merges", "train_fast"]
 
 #: A symbol: ``str`` (textbook) or ``bytes`` (byte-level); it must be
 #: hashable, ordered (for the lexicographic rule) and joinable with ``+``.
 S = TypeVar("S", str, bytes)
-
-#: A word with more occurrences of the left symbol than this is rewritten
-#: into a new list rather than edited in place (see ``_merge_word``).
-_COPY_FROM = 8
 
 #: Above every code point (and byte): ends a symbol's descending key, so that
 #: no key is a prefix of another.
@@ -63,15 +68,13 @@ def _descending(symbol: str | bytes) -> tuple[int, ...]:
     return (*(_END - 1 - v for v in values), _END)
 
 
-class _Trainer(Generic[S]):
+class _Trainer(WordMerger[S]):
     """The training state. Symbols are numbered (ids) so that a pair is one
     int, ``left * width + right``: hashing and comparing one small int is
     much cheaper than a tuple of two strings, and this is the hot path.
 
-    State: ``words[w]`` the symbol ids of word ``w`` (in corpus order, which
-    the "first" rule needs), ``freqs[w]`` its count, ``counts[pair]`` the
-    weighted count of every pair present, ``where[pair]`` a superset of the
-    words containing it (ids are added eagerly, removed lazily).
+    State: ``WordMerger``'s (words, counts, a set of word ids per pair),
+    with the words in corpus order, which the "first" rule needs.
 
     The heap holds ``(-count, key, pair)``, and the key makes the heap apply
     the tie rule. "lexicographic": the pair's descending key, so the top is
@@ -82,15 +85,16 @@ class _Trainer(Generic[S]):
     """
 
     def __init__(self, corpus: Mapping[tuple[S, ...], int], num_merges: int, tie_break: str) -> None:
-        self.symbols: list[S] = list(dict.fromkeys(chain.from_iterable(corpus)))  # first seen first
-        self.descending: list[tuple[int, ...]] = [_descending(s) for s in self.symbols]  # by id
-        self.ids: dict[S, int] = {s: i for i, s in enumerate(self.symbols)}
-        self.words: list[list[int]] = [list(map(self.ids.__getitem__, word)) for word in corpus]  # O(N), C loops
-        self.freqs: list[int] = list(corpus.values())
-        # Every id ever needed is below width: the base symbols plus one per merge.
-        self.width = len(self.symbols) + num_merges + 1
-        self.counts: dict[int, int] = {}
-        self.where: defaultdict[int, set[int]] = defaultdict(set)
+        symbols: list[S] = list(dict.fromkeys(chain.from_iterable(corpus)))  # first seen first
+        self.descending: list[tuple[int, ...]] = [_descending(s) for s in symbols]  # by id
+        self.ids: dict[S, int] = {s: i for i, s in enumerate(symbols)}
+        WordMerger.__init__(  # not super(): mypy mistypes it in a class generic over str or bytes
+            self,
+            symbols,
+            [list(map(self.ids.__getitem__, word)) for word in corpus],  # O(N), C loops
+            list(corpus.values()),
+            len(symbols) + num_merges + 1,  # every id ever needed: the base symbols plus one per merge
+        )
         self._count_all()
         # "first": the lowest word id indexed is a lower bound on the first word.
         self.low: dict[int, int] | None = (
@@ -116,10 +120,6 @@ class _Trainer(Generic[S]):
                 pair = left * width + right
                 counts[pair] = counts.get(pair, 0) + freq
                 where[pair].add(w)
-
-    def pair_of(self, pair: int) -> tuple[S, S]:
-        left, right = divmod(pair, self.width)
-        return self.symbols[left], self.symbols[right]
 
     # -- the heap and the tie rules ----------------------------------------
 
@@ -228,86 +228,11 @@ class _Trainer(Generic[S]):
         joined = self._id(self.symbols[left] + self.symbols[right])
         delta: defaultdict[int, int] = defaultdict(int)
         gained: dict[int, int] | None = None if self.low is None else {}
-        for w in sorted(self.where.pop(pair)):  # in word order, so gained keeps the first; O(k log k)
-            self._merge_word(w, left, right, joined, delta, gained)
+        for w in self.pop_words(pair):  # in word order, so gained keeps the first; O(k log k)
+            self.merge_word(w, left, right, joined, delta, gained)
         del self.counts[pair]  # every occurrence was joined or broken up
         delta.pop(pair, None)
         self._apply(delta, gained)
-
-    def _merge_word(
-        self, w: int, left: int, right: int, joined: int, delta: defaultdict[int, int], gained: dict[int, int] | None
-    ) -> None:
-        """Rewrite word ``w`` left to right, exactly like
-        ``train.merge_symbols``, and record how the neighbouring pairs' counts
-        change. ``list.count`` and ``list.index`` find the occurrences at C
-        speed, so the Python loop runs once per occurrence of ``left``, not
-        once per symbol.
-
-        At each joined occurrence ``... P [L R] N ...``, weighted by the
-        word's count: (P, L) and (R, N) are lost, (P, LR) and (LR, N) are
-        gained. Because the word is rewritten from the left, P is already the
-        *rewritten* symbol and N is still the original one, and that makes
-        overlaps come out right. Worked cases, merging (B, C):
-
-        - ``A B C``     -> ``A BC``:     (A, B) -1, (A, BC) +1.
-        - ``A B C D``   -> ``A BC D``:   also (C, D) -1, (BC, D) +1.
-        - ``A B C B C`` -> ``A BC BC``: the first join sees N = B:
-          (C, B) -1, (BC, B) +1; the second sees P = BC, the symbol just
-          made: (BC, B) -1 (cancelling the +1), (BC, BC) +1. Net: (A, B),
-          (C, B) lost; (A, BC), (BC, BC) gained, as a recount gives.
-
-        Merging (a, a) in a run, which overlaps itself:
-
-        - ``a a a a``   -> ``aa aa``: the first join sees N = a: (a, a) -1
-          (the middle occurrence, which can no longer join), (aa, a) +1; the
-          second sees P = aa: (aa, a) -1, (aa, aa) +1. The merged pair's own
-          count is simply deleted afterwards: no occurrence survives a merge.
-        - ``a a a``     -> ``aa a``:     (aa, a) +1 stays.
-
-        A stale index entry (the word lost the pair in an earlier round) finds
-        no occurrence and changes nothing.
-        """
-        word, freq, width, where = self.words[w], self.freqs[w], self.width, self.where
-        todo = word.count(left)  # occurrences of L not yet looked at
-        # Few joins (the usual case): edit the list in place, each ``del``
-        # shifting the tail in C. Many: copy into a new list instead, so that
-        # a long run such as 10,000 spaces costs O(len), not O(len * joins).
-        out: list[int] | None = [] if todo > _COPY_FROM else None
-        start = pos = 0
-        while todo > 0:  # once per occurrence of L
-            j = word.index(left, pos)
-            todo -= 1
-            if j + 1 == len(word) or word[j + 1] != right:
-                pos = j + 1
-                continue
-            if right == left:
-                todo -= 1  # the R we join is an L too
-            if out is None:
-                word[j] = joined
-                del word[j + 1]
-                prev = word[j - 1] if j else None  # P: already rewritten
-                nxt = word[j + 1] if j + 1 < len(word) else None  # N: still the original
-                pos = j + 1
-            else:
-                out += word[start:j]
-                prev = out[-1] if out else None
-                nxt = word[j + 2] if j + 2 < len(word) else None
-                out.append(joined)
-                start = pos = j + 2
-            if prev is not None:
-                delta[prev * width + left] -= freq
-                delta[prev * width + joined] += freq
-                where[prev * width + joined].add(w)
-                if gained is not None:
-                    gained.setdefault(prev * width + joined, w)
-            if nxt is not None:
-                delta[right * width + nxt] -= freq
-                delta[joined * width + nxt] += freq
-                where[joined * width + nxt].add(w)
-                if gained is not None:
-                    gained.setdefault(joined * width + nxt, w)
-        if out is not None and start:
-            self.words[w] = out + word[start:]
 
     def _apply(self, delta: dict[int, int], gained: dict[int, int] | None) -> None:
         """Add the round's changes to the counts and push each changed pair
@@ -356,44 +281,20 @@ def learn_merges(
     num_merges = check_int(num_merges, "num_merges")
     check_choice(tie_break, "tie_break", TIE_BREAKS)
     trainer: _Trainer[S] = _Trainer(corpus, num_merges, tie_break)
-    merges: list[tuple[S, S]] = []
-    for _ in range(num_merges):  # V rounds, each O(changes * log H)
-        pair = trainer.pop_best()
-        if pair is None or trainer.counts[pair] < min_frequency:
-            break
-        merges.append(trainer.pair_of(pair))
-        trainer.merge(pair)
-        if progress is not None:
-            progress(1)
-    return merges
+    return trainer.learn(num_merges, min_frequency, progress)
 
 
 def train_fast(
-    word_freq: Mapping[str, int],
-    num_merges: int,
-    *,
-    tie_break: TieBreak = "first",
-    end_of_word: str | None = END_OF_WORD,
-    start_of_word: str | None = None,
-    on_short: OnShort = "warn",
-    glue_end_of_word: bool = False,
-    min_frequency: int = 1,
+    word_freq: Mapping[str, int], num_merges: int, **keywords: Unpack[TrainKeywords]
 ) -> list[tuple[str, str]]:
-    """The merges of ``train.train_bpe``, learned incrementally: same arguments,
-    checks, errors and ``on_short``; only the cost differs (module docstring)."""
-    corpus, num_merges = training_corpus(
-        word_freq,
-        num_merges,
-        tie_break=tie_break,
-        end_of_word=end_of_word,
-        start_of_word=start_of_word,
-        on_short=on_short,
-        glue_end_of_word=glue_end_of_word,
-        min_frequency=min_frequency,
-    )
-    merges = learn_merges(corpus, num_merges, tie_break=tie_break, min_frequency=min_frequency)
-    if len(merges) < num_merges and on_short != "ignore":  # rare: say why, from the words as training left them
-        ranks = {pair: rank for rank, pair in enumerate(merges)}
-        final = {tuple(replay_symbols(word, ranks)): freq for word, freq in corpus.items()}
-        report_short(num_merges, len(merges), on_short, reason=short_reason(final, min_frequency))
+    """The merges of ``train.train_bpe``, learned incrementally: same keywords
+    (``options.TrainOptions``), checks, errors and ``on_short``; only the cost
+    differs (module docstring)."""
+    options = TrainOptions.from_keywords(keywords)
+    corpus, num_merges = training_corpus(word_freq, num_merges, options)
+    trainer: _Trainer[str] = _Trainer(corpus, num_merges, options.tie_break)
+    merges = trainer.learn(num_merges, options.min_frequency)
+    # Why it stopped short, if it did: from the words as training left them.
+    reason = short_reason(trainer.words, options.min_frequency)
+    report_short(num_merges, len(merges), options.on_short, reason=reason)
     return merges

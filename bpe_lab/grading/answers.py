@@ -39,7 +39,7 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     "decompress": ("bpe_lab.variants.compression.decompress",),
     # 02 training
     "count_pairs": (f"{_TRAIN}.count_pairs",),
-    "merge_pair": (f"{_TRAIN}.merge_symbols",),
+    "merge_pair": ("bpe_lab.core.words.merge_symbols",),
     "train": (
         f"{_TRAIN}.train_bpe",
         f"{_TRAIN}.train_trace",

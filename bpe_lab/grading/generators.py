@@ -34,7 +34,8 @@ from bpe_lab.bytelevel.train import train_bytelevel
 from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.encode import decode_words, encode_word, longest_match
 from bpe_lab.core.pretokenize import word_frequencies
-from bpe_lab.core.train import corpus_from_word_freq, count_pairs, merge_symbols, train_bpe, train_trace
+from bpe_lab.core.train import count_pairs, train_bpe, train_trace
+from bpe_lab.core.words import corpus_from_word_freq, merge_symbols
 from bpe_lab.grading.check.complexity import recount_deltas
 from bpe_lab.grading.check.compression import first_round
 from bpe_lab.grading.check.training import find_first_mistake

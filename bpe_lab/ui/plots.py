@@ -39,7 +39,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from bpe_lab.core.symbols import END_OF_WORD, Corpus, Pair
-from bpe_lab.core.train import Round, Trace, corpus_from_word_freq, merge_symbols
+from bpe_lab.core.train import Round, Trace
+from bpe_lab.core.words import corpus_from_word_freq, merge_symbols
 from bpe_lab.variants.compression import Compressed
 
 __all__ = [

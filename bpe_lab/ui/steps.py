@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from bpe_lab.core.encode import merge_ranks
 from bpe_lab.core.symbols import END_OF_WORD, Pair
-from bpe_lab.core.train import merge_symbols, word_to_symbols
+from bpe_lab.core.words import merge_symbols, word_to_symbols
 from bpe_lab.variants.compression import Compressed, decompress
 
 __all__ = ["EncodeStep", "encode_steps", "compression_states", "compression_stop"]

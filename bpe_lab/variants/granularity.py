@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from bpe_lab.core.encode import merge_ranks, replay_symbols, vocabulary
 from bpe_lab.core.pretokenize import gpt2_pretokenize
 from bpe_lab.core.symbols import END_OF_WORD, Pair
-from bpe_lab.core.train import corpus_from_word_freq
+from bpe_lab.core.words import corpus_from_word_freq
 
 if TYPE_CHECKING:  # pandas is imported only when a table is asked for
     import pandas as pd

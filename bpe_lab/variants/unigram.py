@@ -42,7 +42,7 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 
 from bpe_lab.core.symbols import END_OF_WORD, Pair, check_int
-from bpe_lab.core.train import word_to_symbols
+from bpe_lab.core.words import word_to_symbols
 from bpe_lab.variants.granularity import segment_words
 from bpe_lab.variants.sentencepiece import SPACE
 

@@ -35,7 +35,8 @@ from fractions import Fraction
 from itertools import islice
 
 from bpe_lab.core.symbols import END_OF_WORD, ON_SHORT, OnShort, Pair, check_choice, check_int, report_short
-from bpe_lab.core.train import corpus_from_word_freq, count_pairs
+from bpe_lab.core.train import count_pairs
+from bpe_lab.core.words import corpus_from_word_freq
 
 __all__ = ["WordPiece", "train_wordpiece", "wordpiece_merges", "wordpiece_alphabet", "wordpiece_scores"]
 

@@ -24,8 +24,9 @@ from typing import Any
 
 from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 from bpe_lab.core.symbols import Corpus, Pair
-from bpe_lab.core.train import count_pairs, merge_symbols
+from bpe_lab.core.train import count_pairs
 from bpe_lab.core.train_fast import learn_merges
+from bpe_lab.core.words import merge_symbols
 from bpe_lab.grading.check.instruments import FLAT, TracedWords, Words, measure_work
 from bpe_lab.grading.check.runner import call, compare, fail, passed, rng, run_cases, short, split
 from bpe_lab.grading.check.training import corpus_cases

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn
 
 from bpe_lab.core.symbols import Corpus
-from bpe_lab.core.train import corpus_from_word_freq
+from bpe_lab.core.words import corpus_from_word_freq
 from bpe_lab.grading.answers import chapter_forbidden, forbidden
 from bpe_lab.grading.guard import Delegated, delegation_message, guard
 

@@ -15,7 +15,8 @@ from typing import Any, NamedTuple
 
 from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 from bpe_lab.core.symbols import END_OF_WORD, Corpus, Pair, TieBreak
-from bpe_lab.core.train import Round, Trace, count_pairs, merge_symbols, train_trace
+from bpe_lab.core.train import Round, Trace, count_pairs, train_trace
+from bpe_lab.core.words import merge_symbols
 from bpe_lab.grading.check.runner import compare, random_word_freq, rng, run_cases, short, split
 
 __all__ = [
