@@ -170,13 +170,11 @@ def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
 
 GRADER_MEMORY = """
 import json, sys
-from bpe_lab.grading import judge, sandbox
+from bpe_lab.grading import judge, wire
 from bpe_lab.grading.grader import Limits, grade
-from bpe_lab.grading.probe import MAX_REPR
-from bpe_lab.grading.sandbox import MAX_MESSAGE
-sandbox.MAX_MESSAGE = judge.MAX_REPR = 1 << 40  # no caps: what they save
+wire.MAX_MESSAGE = judge.MAX_REPR = 1 << 40  # no caps: what they save
 if sys.argv[2] == "capped":
-    sandbox.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])
+    wire.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])
 report = grade([sys.argv[1]], solutions_dir=sys.argv[5], limits=Limits(cell_timeout=60, memory_mb=3072), workers=1)[0]
 messages = {t.grade_id: t.message for t in report.tasks}
 # VmHWM: this process's own peak (ru_maxrss would carry over the peak of the pytest process that forked it)

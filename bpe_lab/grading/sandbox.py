@@ -46,15 +46,25 @@ import nbformat
 from bpe_lab.grading.budget import Budget, remove_new, watch
 from bpe_lab.grading.jail import Confinement
 from bpe_lab.grading.reaper import MARK, new_token, reap
+from bpe_lab.grading.wire import MAX_MESSAGE, manager_class
 
-__all__ = ["RESULT_MIME", "KERNEL_NAME", "MAX_MESSAGE", "Limits", "Cell", "Outcome", "kernel_argv", "run_cells"]
+__all__ = [
+    "RESULT_MIME",
+    "KERNEL_NAME",
+    "MAX_MESSAGE",
+    "KEPT_ENV",
+    "Limits",
+    "Cell",
+    "Outcome",
+    "kernel_argv",
+    "kernel_env",
+    "run_cells",
+]
 
 #: Results that code in the kernel reports to the grader travel as display
 #: data of this type; all other output is dropped.
 RESULT_MIME = "application/vnd.bpe-lab.probe+json"
 KERNEL_NAME = "bpe-lab-sandbox"
-#: The largest message the grader reads from a kernel; larger ones are dropped unread.
-MAX_MESSAGE = 8 << 20
 _MAX_RESTARTS = 3
 _MAX_OUTPUTS = 10  # kept per cell: errors and results only
 
@@ -63,7 +73,8 @@ _MAX_OUTPUTS = 10  # kept per cell: errors and results only
 class Limits:
     """Resource limits for one notebook. ``memory_mb`` bounds each process's
     address space and all its processes' resident memory together;
-    ``processes`` and ``disk_mb`` bound what it runs and writes at once."""
+    ``processes`` and ``disk_mb`` bound what it runs and writes at once;
+    ``received_mb`` what the grader reads from its kernels, all messages."""
 
     cell_timeout: float = 30.0
     notebook_timeout: float = 300.0
@@ -71,6 +82,7 @@ class Limits:
     file_size_mb: int = 64
     processes: int = 32
     disk_mb: int = 256
+    received_mb: int = 256
 
     @property
     def budget(self) -> Budget:
@@ -80,10 +92,13 @@ class Limits:
 @dataclass(frozen=True)
 class Cell:
     """Code to run; ``replay``: run it again in a restarted kernel if it worked
-    (setup and answers yes, tests no: their result is already known)."""
+    (setup and answers yes, tests no: their result is already known);
+    ``results``: a probe, whose one ``RESULT_MIME`` message the grader reads
+    (of every other cell it reads only errors)."""
 
     source: str
     replay: bool = True
+    results: bool = False
 
 
 @dataclass
@@ -109,65 +124,31 @@ def kernel_argv(limits: Limits) -> list[str]:
     ]
 
 
-def _small(part: Any) -> bool:
-    return len(part) <= MAX_MESSAGE
+#: What a kernel keeps of the grader's environment (everything else, the
+#: course's salt and whatever the instructor exported, it never sees).
+KEPT_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TERM", "PYTHONHASHSEED", "TZ")
 
 
-@functools.cache
-def _manager_class() -> Any:
-    """jupyter_client's kernel manager with its kernelspec in memory (no
-    ``kernel.json`` on disk for a submission to rewrite) and a session that
-    reads no message over ``MAX_MESSAGE``."""
-    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_client.session import Session
-
-    class OneSpec(KernelSpecManager):
-        argv: list[str] = []
-
-        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-            return KernelSpec(argv=self.argv, display_name="BPE Lab grading sandbox", language="python")
-
-    class CappedSession(Session):
-        def deserialize(self, msg_list: Any, content: bool = True, copy: bool = True) -> dict[str, Any]:
-            if all(map(_small, msg_list)):
-                return dict(super().deserialize(msg_list, content, copy))
-            # too large to read: its size is known without unpacking it, and
-            # nothing in it is needed; a stand-in that answers no request
-            header = {"msg_id": "dropped", "msg_type": "stream", "username": "", "session": "", "date": None}
-            return {
-                "header": header,
-                "msg_id": "dropped",
-                "msg_type": "stream",
-                "parent_header": {},
-                "metadata": {},
-                "content": {"name": "stdout", "text": ""},
-                "buffers": [],
-            }
-
-    class Manager(AsyncKernelManager):
-        def __init__(self, argv: list[str], **kwargs: Any) -> None:
-            specs = OneSpec()
-            specs.argv = argv
-            super().__init__(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, **kwargs)
-            self.session = CappedSession(parent=self)
-
-    return Manager
-
-
-def _kernel_env(workdir: Path, confinement: Confinement, token: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env[MARK] = token  # every process the kernel starts inherits it: see reaper
+def kernel_env(workdir: Path, confinement: Confinement, token: str, outside: dict[str, str]) -> dict[str, str]:
+    """The environment of a kernel in ``workdir``: an allow-list, not the
+    grader's ``outside`` environment. PATH is the interpreter's folder and
+    the system's, HOME and IPython's and matplotlib's folders are its own,
+    ``bpe_lab`` is found on PYTHONPATH, and ``MARK`` tells its processes
+    (``reaper``); of ``outside`` only ``KEPT_ENV``."""
+    env = {name: outside[name] for name in KEPT_ENV if name in outside}
+    env.setdefault("LANG", "C.UTF-8")
     package_root = str(Path(__file__).resolve().parents[2])
     if confinement.package is not None and not confinement.command:
         package_root = os.pathsep.join([str(confinement.package.parent), package_root])
     if confinement.command:
         env["BPE_LAB_JAIL"] = json.dumps(list(confinement.command))
     env.update(
+        {MARK: token},  # every process the kernel starts inherits it: see reaper
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
         HOME=str(workdir),
         IPYTHONDIR=str(workdir / ".ipython"),
         MPLCONFIGDIR=str(workdir / ".matplotlib"),
-        PYTHONPATH=os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p),
+        PYTHONPATH=package_root,
         PYDEVD_DISABLE_FILE_VALIDATION="1",
         PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ written into the package from the kernel
     )
@@ -186,6 +167,8 @@ def _client_class() -> Any:
                 return super().process_message(msg, cell, cell_index)
             if len(cell.outputs) >= _MAX_OUTPUTS:
                 return None
+            if kind == "display_data" and any(RESULT_MIME in o.get("data", {}) for o in cell.outputs):
+                return None  # a probe sends one
             if kind == "error":
                 content["traceback"] = [str(line)[-2000:] for line in content.get("traceback", [])[-5:]]
                 content["evalue"] = str(content.get("evalue", ""))[:1000]
@@ -206,6 +189,7 @@ class _Kernel:
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
         self.watcher: asyncio.Task[None] | None = None
         self.over_budget = ""  # why the watcher stopped the kernel
+        self.received = 0  # bytes read from the kernels stopped so far
         self.first_files = {p.name for p in workdir.iterdir()}  # what the grader put there
         self.deadline = time.monotonic() + limits.notebook_timeout
 
@@ -216,7 +200,7 @@ class _Kernel:
         )
         ipc = self.confinement.ipc_dir  # in the sandbox: unix sockets, there is no network
         name = f"connection-{id(self)}-{time.monotonic_ns()}"
-        self.client.km = _manager_class()(
+        self.client.km = manager_class(KERNEL_NAME)(
             kernel_argv(self.limits),
             connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),
             **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
@@ -224,30 +208,50 @@ class _Kernel:
         self.over_budget = ""
         await self.client.async_start_new_kernel(
             cwd=str(self.workdir),
-            env=_kernel_env(self.workdir, self.confinement, self.token),
+            env=kernel_env(self.workdir, self.confinement, self.token, dict(os.environ)),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         root = getattr(self.client.km.provisioner, "pid", None)
         if root is not None:
-            self.watcher = asyncio.create_task(watch(root, self.workdir.parent, self.limits.budget, self._stopped))
+            self.watcher = asyncio.create_task(
+                watch(root, self.workdir.parent, self.limits.budget, self._stopped, self._too_much_received)
+            )
         await self.client.async_start_new_kernel_client()
 
     def _stopped(self, reason: str) -> None:
         self.over_budget = reason
+
+    def _sessions(self) -> list[Any]:
+        """The sessions reading this kernel's messages (the manager's and its client's)."""
+        if self.client is None:
+            return []
+        found = [getattr(self.client.km, "session", None), getattr(self.client.kc, "session", None)]
+        return list({id(s): s for s in found if hasattr(s, "received")}.values())
+
+    def _too_much_received(self) -> str:
+        """Why the grader will read no more of this submission's messages ("": it will)."""
+        received = self.received + sum(session.received for session in self._sessions())
+        if received > self.limits.received_mb << 20:
+            return (
+                f"it sent the grader {received >> 20} MB of messages, "
+                f"more than the {self.limits.received_mb} MB a submission may send"
+            )
+        return ""
 
     async def stop(self) -> None:
         if self.watcher is not None:
             self.watcher.cancel()
             self.watcher = None
         if self.client is not None and self.client.km is not None:
+            self.received += sum(session.received for session in self._sessions())
             try:
                 await self.client._async_cleanup_kernel()
             except Exception:  # noqa: BLE001 - a dead kernel may fail to clean up; nothing left to do
                 pass
         self.client = None
 
-    async def run(self, source: str) -> Outcome:
+    async def run(self, source: str, results: bool = False) -> Outcome:
         from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
         timeout = min(self.limits.cell_timeout, self.deadline - time.monotonic())
@@ -260,6 +264,8 @@ class _Kernel:
         self.client.timeout = max(1, round(timeout))
         replies: list[dict[str, Any]] = []
         self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
+        for session in self._sessions():
+            session.results = results
         try:
             await self.client.async_execute_cell(cell, 0)
             outcome = _outcome(cell, replies)
@@ -267,6 +273,9 @@ class _Kernel:
             outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
         except DeadKernelError:
             outcome = Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        for session in self._sessions():
+            session.results = False
+        self.over_budget = self.over_budget or self._too_much_received()
         if self.over_budget:  # whatever the cell came to, the watcher stopped it (a reply may beat the kill)
             return Outcome("dead", f"stopped: {self.over_budget}")
         return outcome
@@ -310,7 +319,7 @@ async def run_cells(
     try:
         await kernel.start()
         for cell in cells:
-            outcome = await kernel.run(cell.source)
+            outcome = await kernel.run(cell.source, cell.results)
             outcomes.append(outcome)
             if outcome.status == "ok" and cell.replay:
                 replay.append(cell.source)
