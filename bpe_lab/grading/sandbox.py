@@ -12,10 +12,13 @@ What the grader needs from a kernel, and why each piece is here:
   starts, together, checked while it runs (``budget``).
 - **Nothing shared to spoil.** The kernelspec is built in memory, never
   written where a submission could rewrite it for the next one.
-- **Little memory in the grader.** A message from the kernel larger than
-  ``MAX_MESSAGE`` is dropped unread; of the rest, only errors and results
-  sent with ``RESULT_MIME`` are kept, so a cell that prints megabytes is
-  read and dropped.
+- **Little memory in the grader.** zmq refuses a frame larger than
+  ``MAX_MESSAGE``, output is decoded only while a probe runs, and of that
+  only errors and one probe-shaped ``RESULT_MIME`` message per cell are
+  kept (``wire``); past ``Limits.received_mb`` of messages the submission
+  is stopped.
+- **None of the grader's environment.** The kernel's is an allow-list
+  (``kernel_env``): no course salt, nothing the instructor exported.
 - **Nothing left running.** Whatever the kernel started is killed when
   its cells are done (``reaper``).
 - **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
@@ -23,9 +26,10 @@ What the grader needs from a kernel, and why each piece is here:
   had worked, and the run continues with the next cell.
 
 - **Walls.** With a ``Confinement`` from ``jail``, the kernel runs inside
-  bubblewrap (no network, the instructor's files hidden, only its own
-  folder writable) and is reached over unix sockets in its folder; with a
-  stubbed ``package``, that copy is imported instead of ``bpe_lab``.
+  bubblewrap as nobody with no capability, seeing only what it is given
+  (no network, only its own folder writable), and is reached over unix
+  sockets in its folder; with a ``package``, that copy is imported
+  instead of ``bpe_lab``.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ RESULT_MIME = "application/vnd.bpe-lab.probe+json"
 KERNEL_NAME = "bpe-lab-sandbox"
 _MAX_RESTARTS = 3
 _MAX_OUTPUTS = 10  # kept per cell: errors and results only
+_MAX_CASES = 1000  # hidden calls in one probe, at most
 
 
 @dataclass(frozen=True)
@@ -155,6 +160,16 @@ def kernel_env(workdir: Path, confinement: Confinement, token: str, outside: dic
     return env
 
 
+def _plausible(results: Any) -> bool:
+    """Whether a probe's message has the probe's shape (a list of small
+    dicts): a forged one of a million items is not kept until judged."""
+    return (
+        isinstance(results, list)
+        and len(results) <= _MAX_CASES
+        and all(isinstance(r, dict) and len(r) <= 4 for r in results)
+    )
+
+
 @functools.cache
 def _client_class() -> Any:
     """nbclient's client, keeping only errors and results."""
@@ -172,7 +187,7 @@ def _client_class() -> Any:
             if kind == "error":
                 content["traceback"] = [str(line)[-2000:] for line in content.get("traceback", [])[-5:]]
                 content["evalue"] = str(content.get("evalue", ""))[:1000]
-            elif not (kind == "display_data" and RESULT_MIME in content.get("data", {})):
+            elif not (kind == "display_data" and _plausible(content.get("data", {}).get(RESULT_MIME))):
                 return None
             return super().process_message(msg, cell, cell_index)
 
@@ -345,8 +360,11 @@ async def run_cells(
 async def _restart(kernel: _Kernel, replay: list[str]) -> str:
     """A fresh kernel with the cells that had worked run again; "" when
     that worked, else why the run cannot go on. After going over budget,
-    the files the kernel wrote go first (they would stop the next one too)."""
+    the files the kernel wrote go first (they would stop the next one too);
+    after sending more than the grader reads, there is no new kernel."""
     await kernel.stop()
+    if sent_too_much := kernel._too_much_received():
+        return f"not run: {sent_too_much}"
     if kernel.over_budget:
         await asyncio.to_thread(remove_new, kernel.workdir, kernel.first_files)
     await kernel.start()

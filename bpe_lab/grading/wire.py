@@ -10,10 +10,15 @@ to set (a gigabyte per message, a thousand messages, one frame repeated).
   while it reads its header, before it holds any of it, and drops the
   connection; the channel sees that (a socket monitor) and connects again
   at once (zmq would not), counting ``MAX_MESSAGE`` bytes received.
-- **No large message is gathered.** Frames are read one at a time and a
+- **No large message is kept.** Frames are read one at a time and a
   message is kept only while its frames together stay under
-  ``MAX_MESSAGE``; the rest is read and dropped frame by frame (a message of
-  50 frames of 7 MB holds at most one of them).
+  ``MAX_MESSAGE``; the rest is read and dropped frame by frame, and counted.
+  What this does not bound: zmq hands over a message of many frames only
+  once all of them have arrived, so one message of N frames just under the
+  cap is held in zmq, once, while it is read and dropped (then the
+  submission is stopped for what it sent). zmq has no limit on the number
+  of frames; only a relay process of bounded memory between kernel and
+  grader would give one.
 - **Only what is asked for is parsed.** Output (printed text, display data,
   results) is decoded only while the cell running is one of the grader's
   probes (``Session.results``); otherwise it is dropped from its header
