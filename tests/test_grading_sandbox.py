@@ -20,18 +20,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_support import ROOT, SOLUTIONS, needs_bwrap
 
 from bpe_lab.grading import jail
 from bpe_lab.grading.grader import Limits, format_report, grade
 from bpe_lab.grading.release import release_notebook
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
 LIMITS = Limits(cell_timeout=30, notebook_timeout=120, memory_mb=1536)
-
-needs_bwrap = pytest.mark.skipif(
-    jail.bwrap() is None, reason="bubblewrap (bwrap) is not installed or cannot run here: apt-get install bubblewrap"
-)
 
 
 def _digest(folder: Path) -> str:
@@ -162,3 +157,19 @@ def test_nothing_bound_in_is_covered_by_a_later_mount(tmp_path):
         assert not hiding, f"{target} is bound in, then covered by {hiding}"
     assert (str(package), str(ROOT / "bpe_lab")) in {(command[i + 1], command[i + 2]) for i, _ in mounts}
     assert str(ROOT) not in {command[i + 2] for i, _ in mounts}  # bpe_lab alone, not its checkout
+
+
+def test_bpe_lab_grade_refuses_without_a_sandbox_and_no_sandbox_goes_without(tmp_path, monkeypatch, capsys):
+    from bpe_lab.cli import main
+    from bpe_lab.grading import grade_command
+
+    monkeypatch.setattr(jail, "_trial", lambda: (None, "bubblewrap (bwrap) is not installed"))
+    path = tmp_path / "alice" / "03_encoding.ipynb"
+    path.parent.mkdir()
+    nbformat.write(release_notebook(nbformat.read(SOLUTIONS / "03_encoding.ipynb", 4), "03_encoding"), path)
+    assert main(["grade", str(path), "--solutions", str(SOLUTIONS)]) == 2
+    assert "apt-get install bubblewrap" in capsys.readouterr().err
+    asked = {}
+    monkeypatch.setattr(grade_command, "grade", lambda *args, **kwargs: asked.update(kwargs) or [])
+    assert main(["grade", str(path), "--solutions", str(SOLUTIONS), "--no-sandbox"]) == 0
+    assert asked["sandbox"] is False
