@@ -29,7 +29,7 @@ import pytest
 from grading_support import ROOT, SOLUTIONS, needs_bwrap
 
 from bpe_lab.grading import jail
-from bpe_lab.grading.distributions import allowed, closure
+from bpe_lab.grading.distributions import allowed, closure, imported_by
 from bpe_lab.grading.sandbox import KEPT_ENV, RESULT_MIME, Cell, Limits, run_cells
 from bpe_lab.grading.stubs import package_dir
 
@@ -264,3 +264,12 @@ def test_without_user_namespaces_confine_says_why_and_what_to_do(monkeypatch, tm
     assert "namespaces" in said and "apt-get install bubblewrap" in said and "unprivileged_userns_clone" in said
     assert "--no-sandbox" in said
     assert jail.confine(tmp_path, tmp_path, package_dir(), sandbox=False).note.startswith(jail.NO_SANDBOX)
+
+
+def test_a_package_copy_of_any_name_brings_none_of_bpe_labs_own_requirements(tmp_path):
+    """bpe-lab's distribution requires sentencepiece: its own imports never
+    count as a distribution to bind, whatever the copy's folder is called."""
+    copy = tmp_path / "view-03"
+    (copy / "core").mkdir(parents=True)
+    (copy / "core" / "encode.py").write_text("import regex\nimport bpe_lab.core\nfrom bpe_lab import x\n")
+    assert imported_by(copy) == {"regex"}

@@ -76,8 +76,9 @@ def imported_by(package: Path) -> frozenset[str]:
         except (SyntaxError, ValueError, OSError):
             continue
     providers = metadata.packages_distributions()
-    found = {d for m in modules - set(sys.stdlib_module_names) - {package.name} for d in providers.get(m, [])}
-    return frozenset(canonicalize_name(d) for d in found)
+    ours = {package.name, "bpe_lab"}  # its own distribution would bring all of bpe-lab's requirements
+    found = {d for m in modules - set(sys.stdlib_module_names) - ours for d in providers.get(m, [])}
+    return frozenset(canonicalize_name(d) for d in found) - {"bpe-lab"}
 
 
 def _installed(name: str) -> metadata.Distribution | None:
