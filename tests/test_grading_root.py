@@ -37,12 +37,12 @@ pytestmark = needs_bwrap
 ANSWERERS = ("tiktoken", "tokenizers", "sentencepiece", "subword_nmt", "nbgrader")
 SALT = f"salt-{uuid.uuid4().hex}"
 
-#: the first cell: how every other cell reports (as the probe does)
+#: the first cell: how every other cell reports (as the probe does: a list of small dicts)
 REPORT = f"""
 import ctypes, errno, json, os, subprocess, sys
 from IPython.display import publish_display_data
 def _report(value):
-    publish_display_data({{{RESULT_MIME!r}: json.loads(json.dumps(value, default=str))}})
+    publish_display_data({{{RESULT_MIME!r}: [{{"value": json.loads(json.dumps(value, default=str))}}]}})
 def _try(attempt):
     try:
         return ["got", attempt()]
@@ -155,7 +155,7 @@ def attacked(course):
     reports = {}
     for name, outcome in zip(ATTACKS, outcomes[1:]):
         assert outcome.status == "ok" and len(outcome.results) == 1, (name, outcome)
-        reports[name] = outcome.results[0]
+        reports[name] = outcome.results[0][0]["value"]
     return reports, before == _digest([launch, classmate])
 
 
