@@ -21,9 +21,8 @@ ENCODE, DECODE = "03_encoding_encode_word", "03_encoding_decode"
 SOLUTION = nbformat.read(SOLUTIONS / "03_encoding.ipynb", 4)
 SOLVED = {c.metadata["nbgrader"]["grade_id"]: c.source for c in SOLUTION.cells if "nbgrader" in c.metadata}
 
-needs_bwrap = pytest.mark.skipif(
-    jail.bwrap() is None, reason="bubblewrap (bwrap) is not installed or cannot run here: apt-get install bubblewrap"
-)
+#: skipped only where no sandbox can be made, saying why (jail.why_not: no bwrap, no user namespaces)
+needs_bwrap = pytest.mark.skipif(jail.bwrap() is None, reason=jail.why_not() or "no sandbox")
 
 
 def submission(encode: str | None = None) -> nbformat.NotebookNode:

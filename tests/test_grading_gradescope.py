@@ -57,10 +57,32 @@ def _delegating() -> nbformat.NotebookNode:
     return nb
 
 
+#: finding 2 on Gradescope: a notebook wrote results/results.json (score 100 of 9) and made it immutable
+FORGER = """
+import glob, json, os
+forged = json.dumps({"score": 100, "tests": []})
+for target in ["/autograder/results/results.json", *glob.glob("/proc/*/cwd/results/results.json")]:
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        open(target, "w").write(forged)
+    except OSError:
+        pass
+"""
+
+
+def _forging() -> nbformat.NotebookNode:
+    nb = nbformat.read(SOLUTION, 4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "03_encoding_encode_word_answer":
+            cell.source = FORGER + cell.source
+    return nb
+
+
 SUBMISSIONS = {
     "solution": lambda: nbformat.read(SOLUTION, 4),
     "untouched": lambda: release_notebook(nbformat.read(SOLUTION, 4), "03_encoding"),
     "delegating": _delegating,
+    "forging": _forging,
 }
 
 
@@ -118,6 +140,7 @@ def results(tmp_path_factory, bundle):
 def test_the_bundle_holds_what_gradescope_runs(results):
     names = set(zipfile.ZipFile(results[1]).namelist())
     assert {"setup.sh", "run_autograder", "bundle.json", "solutions/03_encoding.ipynb"} <= names
+    assert json.loads(zipfile.ZipFile(results[1]).read("bundle.json"))["sandbox"] is True
     assert {"package/pyproject.toml", "package/setup.py", "package/README.md"} <= names
     assert {"package/bpe_lab/__init__.py", "package/bpe_lab/data/python_docs.txt"} <= names
     assert not any("__pycache__" in n for n in names)
@@ -137,6 +160,11 @@ def test_a_solution_scores_full_marks(results):
     for written in load_written(nbformat.read(SOLUTION, 4)):
         test = _tests(result)[written.grade_id]
         assert test["max_score"] == 0 and "needs manual grading" in test["output"]
+
+
+def test_a_notebook_cannot_write_its_own_results(results):
+    result = results[0]["forging"]
+    assert result["score"] == 5 and NO_SANDBOX not in result["output"], result
 
 
 def test_the_untouched_exercise_scores_zero(results):
@@ -235,3 +263,15 @@ def test_bundling_refuses_what_is_not_a_solution_notebook(tmp_path, capsys):
     nbformat.write(nbformat.v4.new_notebook(), other)
     assert main(["gradescope", str(other), "--out", str(tmp_path / "a.zip")]) == 2
     assert "NN_name.ipynb" in capsys.readouterr().err
+
+
+def test_where_no_sandbox_can_be_made_nothing_is_graded_and_the_output_says_why(tmp_path, bundle, monkeypatch):
+    from bpe_lab.grading import jail
+    from bpe_lab.grading.gradescope import run_gradescope
+
+    monkeypatch.setattr(jail, "_trial", lambda: (None, "bubblewrap (bwrap) is not installed"))
+    result = run_gradescope(_autograder_root(tmp_path / "autograder", bundle, "solution"))
+    assert result["score"] == 0 and result["tests"] == []
+    assert "Not graded" in result["output"] and "apt-get install bubblewrap" in result["output"], result
+    written = json.loads((tmp_path / "autograder" / "results" / "results.json").read_text())
+    assert written == result

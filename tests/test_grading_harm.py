@@ -17,6 +17,7 @@ sandbox, and ``grade(sandbox=True)`` refuses to grade without it.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import uuid
@@ -98,7 +99,30 @@ HARM = {
     "fills_its_tmp": (
         "for i in range(5):\n    with open(f'/tmp/big{i}.bin', 'wb') as f:\n        f.write(b'x' * (60 << 20))\n",
         0,
-        "No space left on device",
+        "No space left on device|MB of files, more than the 128 MB",  # its /tmp is full, or counted first
+    ),
+    "memory_in_memfds": (  # finding 7: 2.4 GB that no RSS shows
+        "import os, time\n"
+        "fds = [os.memfd_create('hog') for _ in range(40)]\n"
+        "for fd in fds:\n"
+        "    os.write(fd, b'x' * (60 << 20))\n"
+        "time.sleep(25)\n",
+        0,
+        "MB of memory in all its processes together, more than the 1536 MB",
+    ),
+    "rewrites_the_checkout_and_classmates": (  # finding 2, through finding 1's escape
+        "import ctypes, glob, os\n"
+        "ctypes.CDLL(None).umount2(b'/proc', 2)\n"
+        "import bpe_lab.grading.launch as _launch\n"
+        "targets = [_launch.__file__, *glob.glob('/proc/*/cwd/**/*.ipynb', recursive=True)]\n"
+        "targets += glob.glob('/tmp/**/*.ipynb', recursive=True) + glob.glob('/work/**/*.ipynb', recursive=True)\n"
+        "for target in targets:\n"
+        "    try:\n"
+        "        open(target, 'a').write('# written by a classmate')\n"
+        "    except OSError:\n"
+        "        pass\n",
+        3,
+        "",
     ),
 }
 CLASSMATES = ["classmate_a", "classmate_b"]
@@ -114,8 +138,14 @@ def graded(tmp_path_factory):
         path.parent.mkdir()
         nbformat.write(submission(code), path)
         paths.append(path)
+    before = _digests(paths)
     reports = grade(paths, solutions_dir=SOLUTIONS, limits=LIMITS, workers=2, sandbox=True)
-    return {r.student: r for r in reports}, running(MARK)
+    return {r.student: r for r in reports}, running(MARK), before == _digests(paths)
+
+
+def _digests(paths) -> list[bytes]:
+    """What a notebook must not change: the submissions, the checkout's own code."""
+    return [p.read_bytes() for p in [*paths, ROOT / "bpe_lab" / "grading" / "launch.py"]]
 
 
 def _points(report) -> dict[str, int]:
@@ -136,12 +166,19 @@ def test_a_hostile_notebook_costs_only_itself(graded, name):
     _, points, phrase = HARM[name]
     assert _points(report) == {ENCODE: points, DECODE: 2}, report.tasks
     message = next(t.message for t in report.tasks if t.grade_id == ENCODE)
-    assert phrase in message, message
+    assert re.search(phrase, message), message
 
 
 @needs_bwrap
 def test_nothing_a_notebook_started_survives_grading(graded):
     assert graded[1] == [], "a daemon started with setsid outlived grading"
+
+
+@needs_bwrap
+def test_no_notebook_changed_a_submission_or_the_checkout(graded):
+    """Finding 2: a notebook graded first rewrote classmates' notebooks and
+    the checkout's launch.py (then run outside the sandbox by the next kernel)."""
+    assert graded[2], "a submitted notebook or bpe_lab/grading/launch.py changed during grading"
 
 
 def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
@@ -170,19 +207,18 @@ def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
 
 GRADER_MEMORY = """
 import json, sys
-from bpe_lab.grading import judge, sandbox
+from bpe_lab.grading import judge, wire
 from bpe_lab.grading.grader import Limits, grade
-from bpe_lab.grading.probe import MAX_REPR
-from bpe_lab.grading.sandbox import MAX_MESSAGE
-sandbox.MAX_MESSAGE = judge.MAX_REPR = 1 << 40  # no caps: what they save
+wire.MAX_MESSAGE = judge.MAX_REPR = 1 << 40  # no caps: what they save
 if sys.argv[2] == "capped":
-    sandbox.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])
-report = grade([sys.argv[1]], solutions_dir=sys.argv[5], limits=Limits(cell_timeout=60, memory_mb=3072), workers=1)[0]
-messages = {t.grade_id: t.message for t in report.tasks}
+    wire.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])
+reports = grade(json.loads(sys.argv[1]), solutions_dir=sys.argv[5], limits=Limits(cell_timeout=60, memory_mb=3072),
+                workers=1)
 # VmHWM: this process's own peak (ru_maxrss would carry over the peak of the pytest process that forked it)
 peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-print(json.dumps({"peak_mb": peak >> 10, "total": report.total,
-                  "message": messages["03_encoding_encode_word"]}))
+print(json.dumps({"peak_mb": peak >> 10, "reports": [
+    {"total": r.total, "message": {t.grade_id: t.message for t in r.tasks}["03_encoding_encode_word"]}
+    for r in reports]}))
 """
 
 #: prints 100 MB of output in one message
@@ -198,16 +234,36 @@ FORGE = (
     "    return _publish(data, *args, **kwargs)\n"
     "_display.publish_display_data = _forged\n"
 )
+#: finding 6: ten result messages of 7.4 MB of [{}, {}, ...] (a gigabyte and a half, parsed)
+RESULTS = (
+    "from IPython.display import publish_display_data\n"
+    "_big = [{}] * 1_850_000\n"
+    "for _ in range(10):\n"
+    "    publish_display_data({'application/vnd.bpe-lab.probe+json': _big})\n"
+    "del _big\n"
+)
+_SEND = (
+    "_k = get_ipython().kernel\n"
+    "for _ in range({times}):\n"
+    "    _k.session.send(_k.iopub_socket, 'display_data', {{'data': {{}}, 'metadata': {{}}}}, "
+    "parent=_k.get_parent(), buffers=[_part] * {frames})\n"
+)
+#: finding 6: one message whose 64 MB frame repeats 50 times (3.2 GB, received before any size is looked at)
+FRAMES = "_part = b'x' * (64 << 20)\n" + _SEND.format(times=1, frames=50)
+#: 3 messages of 20 frames of 7 MB, each frame under MAXMSGSIZE: 420 MB received (zmq holds one at a time)
+MANY_FRAMES = "_part = b'x' * (7 << 20)\n" + _SEND.format(times=3, frames=20)
+AMPLIFIERS = {"flood": FLOOD, "forge": FORGE, "results": RESULTS, "frames": FRAMES, "many_frames": MANY_FRAMES}
 
 
-def _grader(path, capped: bool) -> dict:
+def _grader(paths, capped: bool) -> dict:
     caps = [str(MAX_MESSAGE), str(MAX_REPR)]
+    listed = json.dumps([str(p) for p in paths])
     done = subprocess.run(
-        [sys.executable, "-c", GRADER_MEMORY, str(path), "capped" if capped else "uncapped", *caps, str(SOLUTIONS)],
+        [sys.executable, "-c", GRADER_MEMORY, listed, "capped" if capped else "uncapped", *caps, str(SOLUTIONS)],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=300,
+        timeout=600,
         check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -220,20 +276,43 @@ def _write(folder, code: str):
     return path
 
 
-def test_the_grader_drops_messages_too_large_to_read(tmp_path):
+@pytest.fixture(scope="module")
+def amplified(tmp_path_factory):
+    """Every amplifier graded by one grader process, with the caps: its
+    peak, and each one's report."""
+    folder = tmp_path_factory.mktemp("amplified")
+    paths = [_write(folder / name, code) for name, code in AMPLIFIERS.items()]
+    graded = _grader(paths, True)
+    return graded["peak_mb"], dict(zip(AMPLIFIERS, graded["reports"])), paths
+
+
+def test_the_graders_memory_is_not_the_submissions_to_set(amplified):
+    """Findings 6 and 7: whatever the kernels send, the grader's own peak
+    (VmHWM) stays under 500 MB, and every submission gets its report."""
+    peak, reports, _ = amplified
+    assert peak < 500, (peak, reports)
+    assert reports["results"]["total"] == 5, reports["results"]  # output of a cell that is not a probe: never read
+    assert reports["frames"]["total"] == 5, reports["frames"]  # refused by zmq, the connection made again
+
+
+def test_a_submission_that_sends_too_much_is_stopped(amplified):
+    report = amplified[1]["many_frames"]
+    assert report["total"] < 5 and "MB of messages, more than the 256 MB" in report["message"], report
+
+
+def test_the_grader_drops_messages_too_large_to_read(amplified):
     """A cell that prints 100 MB at once: the message is over
-    ``MAX_MESSAGE`` and dropped unread (received, never decoded)."""
-    path = _write(tmp_path / "flood", FLOOD)
-    capped, uncapped = _grader(path, True), _grader(path, False)
-    assert capped["total"] == uncapped["total"] == 5
-    assert capped["peak_mb"] + 60 < uncapped["peak_mb"], (capped, uncapped)
+    ``MAX_MESSAGE`` and refused by zmq; with no cap, the grader receives
+    and holds it (its peak passes 160 MB for this one notebook alone)."""
+    capped = amplified[1]["flood"]
+    uncapped = _grader(amplified[2][:1], False)
+    assert capped["total"] == uncapped["reports"][0]["total"] == 5
+    assert uncapped["peak_mb"] > 160, uncapped
 
 
-def test_a_forged_report_too_long_to_be_a_value_is_not_parsed(tmp_path):
+def test_a_forged_report_too_long_to_be_a_value_is_not_parsed(amplified):
     """Three megabytes of list text where the probe sends at most
     ``MAX_REPR`` characters: refused unparsed (parsed, it takes the grader
     past a gigabyte of syntax tree)."""
-    path = _write(tmp_path / "forge", FORGE)
-    capped = _grader(path, True)
+    capped = amplified[1]["forge"]
     assert capped["total"] < 5 and "more than a value may have" in capped["message"], capped
-    assert capped["peak_mb"] < 400, capped

@@ -20,18 +20,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_support import ROOT, SOLUTIONS, needs_bwrap
 
 from bpe_lab.grading import jail
 from bpe_lab.grading.grader import Limits, format_report, grade
 from bpe_lab.grading.release import release_notebook
 
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
 LIMITS = Limits(cell_timeout=30, notebook_timeout=120, memory_mb=1536)
-
-needs_bwrap = pytest.mark.skipif(
-    jail.bwrap() is None, reason="bubblewrap (bwrap) is not installed or cannot run here: apt-get install bubblewrap"
-)
 
 
 def _digest(folder: Path) -> str:
@@ -127,31 +122,54 @@ def test_solutions_score_full_marks_in_the_sandbox(tmp_path):
         assert report.sandbox == "" and report.total + report.pending == report.max_total > 0, report.tasks
 
 
-def test_without_bubblewrap_the_grader_runs_and_says_so(spying, tmp_path, monkeypatch):
+def test_without_a_sandbox_the_grader_refuses_unless_told(spying, tmp_path, monkeypatch):
+    """Where bubblewrap cannot run, grading stops with why and what to do;
+    ``sandbox=False`` (``--no-sandbox``) grades anyway, and the report says so
+    (and then the reads and the connection work: the spy would have seen them)."""
     copy, canary, port = spying
-    monkeypatch.setattr(jail, "bwrap", lambda: None)
+    monkeypatch.setattr(jail, "_trial", lambda: (None, "bubblewrap (bwrap) is not installed"))
     path = tmp_path / "spy" / "03_encoding.ipynb"
     path.parent.mkdir()
     nbformat.write(_spy(copy, canary, port, writes=False), path)
-    report = grade([path], solutions_dir=copy, limits=LIMITS)[0]
-    assert report.sandbox.startswith("graded without a sandbox") and "bubblewrap" in report.sandbox
+    for sandbox in (None, True):
+        with pytest.raises(jail.SandboxUnavailable, match="apt-get install bubblewrap.*--no-sandbox"):
+            grade([path], solutions_dir=copy, limits=LIMITS, sandbox=sandbox)
+    report = grade([path], solutions_dir=copy, limits=LIMITS, sandbox=False)[0]
+    assert report.sandbox.startswith("graded without a sandbox") and "--no-sandbox" in report.sandbox
     assert "graded without a sandbox" in format_report(report)
     assert "['sol:1', 'repo:1', 'tests:1'" in _flags(report) and "'net:1'" in _flags(report), report.tasks
-    with pytest.raises(RuntimeError, match="bubblewrap"):
-        grade([path], solutions_dir=copy, limits=LIMITS, sandbox=True)
 
 
-def test_a_checkout_under_tmp_still_sees_its_package_and_environment(tmp_path, monkeypatch):
-    """CI clones into /tmp, which every sandbox covers with a tmpfs: the
-    environment and the package inside that checkout must be bound back in
-    (they were not, and every kernel died before it started)."""
-    monkeypatch.setattr(jail, "bwrap", lambda: "/usr/bin/bwrap")
-    repo = tmp_path / "clone"
-    venv, package = repo / ".venv", repo / "bpe_lab"
-    monkeypatch.setattr(jail, "_needed", lambda package_dir: sorted({venv, package_dir}))
+@needs_bwrap
+def test_nothing_bound_in_is_covered_by_a_later_mount(tmp_path):
+    """bubblewrap mounts in order: a tmpfs (``/tmp``, a site-packages folder)
+    must come before what is bound back inside it, or it hides it (CI
+    clones into /tmp, the stubbed package copy lives there)."""
+    package = tmp_path / "copy" / "bpe_lab"
+    shutil.copytree(ROOT / "bpe_lab", package, ignore=shutil.ignore_patterns("__pycache__"))
     run = tmp_path / "run"
-    run.mkdir()
-    command = list(jail.confine(run, run, package, hide=[repo, repo / "solutions"]).command)
-    binds = {(command[i + 1], command[i + 2]) for i, arg in enumerate(command) if arg == "--ro-bind"}
-    assert (str(venv), str(venv)) in binds and (str(package), str(package)) in binds
-    assert command.index("--tmpfs") < command.index("--ro-bind", 3)  # covered first, bound back after
+    (run / "work").mkdir(parents=True)
+    command = list(jail.confine(run, run / "work", ROOT / "bpe_lab", package=package).command)
+    mounts = [(i, command[i + 2]) for i, arg in enumerate(command) if arg in ("--ro-bind", "--bind", "--symlink")]
+    covers = [(i, command[i + 1]) for i, arg in enumerate(command) if arg == "--tmpfs"]
+    for at, target in mounts:
+        hiding = [c for j, c in covers if j > at and Path(target).is_relative_to(c)]
+        assert not hiding, f"{target} is bound in, then covered by {hiding}"
+    assert (str(package), str(ROOT / "bpe_lab")) in {(command[i + 1], command[i + 2]) for i, _ in mounts}
+    assert str(ROOT) not in {command[i + 2] for i, _ in mounts}  # bpe_lab alone, not its checkout
+
+
+def test_bpe_lab_grade_refuses_without_a_sandbox_and_no_sandbox_goes_without(tmp_path, monkeypatch, capsys):
+    from bpe_lab.cli import main
+    from bpe_lab.grading import grade_command
+
+    monkeypatch.setattr(jail, "_trial", lambda: (None, "bubblewrap (bwrap) is not installed"))
+    path = tmp_path / "alice" / "03_encoding.ipynb"
+    path.parent.mkdir()
+    nbformat.write(release_notebook(nbformat.read(SOLUTIONS / "03_encoding.ipynb", 4), "03_encoding"), path)
+    assert main(["grade", str(path), "--solutions", str(SOLUTIONS)]) == 2
+    assert "apt-get install bubblewrap" in capsys.readouterr().err
+    asked = {}
+    monkeypatch.setattr(grade_command, "grade", lambda *args, **kwargs: asked.update(kwargs) or [])
+    assert main(["grade", str(path), "--solutions", str(SOLUTIONS), "--no-sandbox"]) == 0
+    assert asked["sandbox"] is False

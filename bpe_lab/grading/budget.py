@@ -8,11 +8,15 @@ subprocesses of 2 GB each take 8 GB; ``RLIMIT_FSIZE`` bounds each file, so
 every ``POLL`` seconds and stops it the moment it is over budget:
 
 - **memory**: the resident memory of all its processes together (their
-  RSS summed: pages that two processes share count twice, so the sum is an
-  upper bound and errs against the submission, never for it);
+  RSS summed, shared memory they map included: pages that two processes
+  share count twice, so the sum is an upper bound and errs against the
+  submission, never for it), and the memory it holds as files no folder
+  shows (memfds, deleted files kept open: ``held``);
 - **processes**: how many there are at once;
 - **disk**: the bytes in its own folder (blocks allocated, so a sparse file
-  counts what it really takes), and how many files it holds.
+  counts what it really takes) and in the sandbox's own ``/tmp`` and
+  ``/dev/shm`` (memory, each also bounded by its size), and how many
+  files they hold.
 
 "Its processes" are the kernel's process and every descendant. In the
 sandbox that is everything: an orphan or a ``setsid`` daemon is adopted by
@@ -38,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["POLL", "Budget", "Usage", "descendants", "usage", "over", "kill_tree", "remove_new", "watch"]
+__all__ = ["POLL", "Budget", "Usage", "descendants", "usage", "over", "held", "kill_tree", "remove_new", "watch"]
 
 #: Seconds between two looks at a running submission.
 POLL = 0.2
@@ -93,8 +97,13 @@ def descendants(root: int) -> dict[int, int]:
     return tree
 
 
-def _disk(folder: Path, most_files: int) -> tuple[int, int]:
-    """Bytes allocated and files in ``folder`` (counting stops past ``most_files``)."""
+def _disk(folder: Path, most_files: int, one_device: bool = False) -> tuple[int, int]:
+    """Bytes allocated and files in ``folder`` (counting stops past
+    ``most_files``); ``one_device``: not in what is mounted inside it."""
+    try:
+        device = os.stat(folder).st_dev
+    except OSError:
+        return 0, 0
     total, files, todo = 0, 0, [str(folder)]
     while todo and files <= most_files:
         try:
@@ -103,21 +112,73 @@ def _disk(folder: Path, most_files: int) -> tuple[int, int]:
             continue
         for entry in entries:
             try:
+                stat = entry.stat(follow_symlinks=False)
+                if one_device and stat.st_dev != device:
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     todo.append(entry.path)
                 else:
-                    total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    total += stat.st_blocks * 512
             except OSError:  # gone meanwhile
                 continue
             files += 1
     return total, files
 
 
+def held(pids: list[int]) -> int:
+    """Bytes of memory the processes hold as files no folder shows: memfds
+    and deleted files they keep open (each counted once, however many hold
+    it). Mapped, they are in the processes' RSS as well: counted twice, against
+    the submission, never for it."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for pid in pids:
+        try:
+            fds = list(os.scandir(f"/proc/{pid}/fd"))
+        except OSError:  # gone, or not ours to look at
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(fd.path)
+                if not (target.startswith("/memfd:") or target.endswith(" (deleted)")):
+                    continue
+                stat = os.stat(fd.path)
+            except OSError:
+                continue
+            if (stat.st_dev, stat.st_ino) not in seen:
+                seen.add((stat.st_dev, stat.st_ino))
+                total += stat.st_blocks * 512
+    return total
+
+
+def _own_mounts(tree: dict[int, int], most_files: int) -> tuple[int, int]:
+    """Bytes and files in the sandbox's own ``/tmp`` and ``/dev/shm`` (memory,
+    seen through ``/proc/PID/root`` of a process in its mount namespace;
+    nothing without a sandbox, where they are the machine's)."""
+    try:
+        ours = os.stat("/proc/self/ns/mnt").st_ino
+    except OSError:
+        return 0, 0
+    for pid in tree:
+        try:
+            if os.stat(f"/proc/{pid}/ns/mnt").st_ino == ours:
+                continue
+        except OSError:
+            continue
+        sizes = [_disk(Path(f"/proc/{pid}/root{folder}"), most_files, True) for folder in ("/tmp", "/dev/shm")]
+        return sum(b for b, _ in sizes), sum(f for _, f in sizes)
+    return 0, 0
+
+
 def usage(root: int, folder: Path, budget: Budget) -> tuple[Usage, dict[int, int]]:
-    """What the processes under ``root`` and the files in ``folder`` use now."""
+    """What the processes under ``root`` use now (their memory with what
+    they ``held``), and the files in ``folder`` and in their own ``/tmp``
+    and ``/dev/shm``."""
     tree = descendants(root)
     disk, files = _disk(folder, budget.files)
-    return Usage(sum(tree.values()), len(tree), disk, files), tree
+    more_disk, more_files = _own_mounts(tree, budget.files)
+    memory = sum(tree.values()) + held(list(tree))
+    return Usage(memory, len(tree), disk + more_disk, files + more_files), tree
 
 
 def over(used: Usage, budget: Budget) -> str:
@@ -157,12 +218,15 @@ def remove_new(folder: Path, keep: set[str]) -> None:
                 entry.unlink(missing_ok=True)
 
 
-async def watch(root: int, folder: Path, budget: Budget, stop: Callable[[str], None]) -> None:
+async def watch(
+    root: int, folder: Path, budget: Budget, stop: Callable[[str], None], also: Callable[[], str] = lambda: ""
+) -> None:
     """Look at the submission every ``POLL`` seconds until cancelled; when it
-    is over budget, kill its processes and call ``stop(reason)`` once."""
+    is over budget (or ``also()`` gives a reason), kill its processes and
+    call ``stop(reason)`` once."""
     while True:
         used, tree = await asyncio.to_thread(usage, root, folder, budget)
-        reason = over(used, budget)
+        reason = over(used, budget) or also()
         if reason:
             kill_tree([root, *(pid for pid in tree if pid != root)])
             stop(reason)

@@ -43,11 +43,12 @@ judging it. What a submission can and cannot do, and why:
   again: code running in the kernel can read the nonce from the probe and
   report whatever it likes. Only values the grader checks, computed where
   the answer does not exist, cannot be forged.
-- The kernels run in bubblewrap (``jail``): the system read-only, only
-  their own folder writable, no network, and neither ``solutions/``, the
-  hidden tests nor the repository visible. Without bubblewrap the grader
-  still runs, and each report says it graded without a sandbox (then a
-  determined submission could read the answers from disk).
+- The kernels run in bubblewrap (``jail``), as nobody with no capability,
+  seeing only the interpreter, the allowed libraries, ``bpe_lab`` and their
+  own folder (the only one they write), with no network and none of the
+  grader's environment. Where bubblewrap cannot run, grading refuses
+  unless told ``sandbox=False``; then each report says it graded without a
+  sandbox (and a determined submission could read the answers from disk).
 
 - Hidden cases cannot be memorised: besides the solution's fixed ones,
   each task gets cases generated for this student (``cases``), whose
@@ -116,7 +117,7 @@ async def _execute(steps: list[Step], workdir: Path, limits: Limits, confinement
     A failed test whose answer cell failed too says so: "NameError: name
     'train' is not defined" is clearer with the SyntaxError that caused it.
     """
-    cells = [Cell(step.source, replay=step.role != "test") for step in steps]
+    cells = [Cell(step.source, replay=step.role != "test", results=step.role == "test") for step in steps]
     outcomes = await run_cells(cells, workdir, limits, confinement)
     results: dict[str, Outcome] = {}
     answer_error = ""
@@ -264,8 +265,8 @@ def grade(
     """Grade every submission (files, or folders searched for ``*.ipynb``);
         ``workers`` submissions at a time (``jobs`` is its old name; default:
         one per core), each within ``limits`` (default: ``Limits()``).
-        ``sandbox``: True requires bubblewrap, False goes without, None
-        (default) uses it where it works. ``salt``: a course secret mixed into
+        ``sandbox``: False goes without bubblewrap (every report says so);
+        True or None (default) requires it (``jail.SandboxUnavailable``). ``salt``: a course secret mixed into
         the seeds of the generated cases; ``hide``: more folders the kernels must
     not see; ``nonces``: ``{(student, assignment): nonce}`` recorded by an
     earlier grading (``report.recorded_nonces``), used instead of each

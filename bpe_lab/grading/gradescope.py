@@ -24,9 +24,12 @@ writes ``results/results.json``: the score, and one test per task with its
 which never shows a hidden test's expected value). A written answer is a
 test worth 0 whose output says it awaits manual grading and quotes the
 text: set up its points as a manual question on Gradescope. The kernels
-cannot see ``source/`` (the solution, the salt). Where the container does
-not allow bubblewrap's namespaces, grading goes on without the sandbox and
-the output says so.
+run in the same sandbox as ``bpe-lab grade``'s (``jail``): they see nothing
+of ``/autograder`` (not ``source/``, with the solution and the salt, not
+``results/``). Where the container does not allow bubblewrap's user
+namespaces, nothing is graded and the output says why and what to do,
+unless the bundle was built with ``--no-sandbox``: then grading goes on
+without the sandbox and every output says so.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.grader import Limits, Report, grade
-from bpe_lab.grading.jail import repository
+from bpe_lab.grading.jail import SandboxUnavailable, repository
 from bpe_lab.grading.stubs import package_dir
 from bpe_lab.grading.submissions import PathLike, read_notebook
 
@@ -103,8 +106,9 @@ def _executable(bundle: zipfile.ZipFile, name: str, text: str) -> None:
     bundle.writestr(info, text)
 
 
-def build_bundle(solution: PathLike, out: PathLike, *, salt: str = "") -> Path:
-    """Write the autograder zip for one solution notebook; return its path."""
+def build_bundle(solution: PathLike, out: PathLike, *, salt: str = "", sandbox: bool = True) -> Path:
+    """Write the autograder zip for one solution notebook; return its path.
+    ``sandbox=False``: its kernels run without one (and every output says so)."""
     solution = Path(solution)
     if not solution.is_file():
         raise FileNotFoundError(f"no such solution notebook: {solution}")
@@ -120,7 +124,9 @@ def build_bundle(solution: PathLike, out: PathLike, *, salt: str = "") -> Path:
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as bundle:
         _executable(bundle, "setup.sh", SETUP_SH)
         _executable(bundle, "run_autograder", RUN_AUTOGRADER)
-        bundle.writestr("bundle.json", json.dumps({"assignment": solution.stem, "salt": salt}, indent=1))
+        bundle.writestr(
+            "bundle.json", json.dumps({"assignment": solution.stem, "salt": salt, "sandbox": sandbox}, indent=1)
+        )
         bundle.write(solution, f"solutions/{solution.name}")
         for name in ("pyproject.toml", "setup.py", "README.md"):  # setup.py: the build hook, where there is one
             if name != "setup.py" or (repo / name).exists():
@@ -164,20 +170,27 @@ def run_gradescope(root: PathLike) -> dict[str, Any]:
     config = json.loads((source / "bundle.json").read_text(encoding="utf-8"))
     notebooks = sorted(p for p in (root / "submission").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     reports: list[Report] = []
+    refused = ""
     if notebooks:
         student = _student(root)
-        reports = grade(
-            notebooks,
-            solutions_dir=source / "solutions",
-            limits=Limits(),
-            assignment=config["assignment"],
-            salt=config.get("salt", ""),
-            hide=[source],
-        )
+        try:
+            reports = grade(
+                notebooks,
+                solutions_dir=source / "solutions",
+                limits=Limits(),
+                assignment=config["assignment"],
+                salt=config.get("salt", ""),
+                hide=[source],
+                sandbox=None if config.get("sandbox", True) else False,
+            )
+        except SandboxUnavailable as err:
+            refused = f"Not graded: this autograder could not sandbox the notebook ({err}). Tell your instructor."
         for report in reports:
             report.student = student
     best = max(reports, key=lambda r: (not r.error, r.total), default=None)
     results = results_json(best, [r for r in reports if r is not best])
+    if refused:
+        results = {"score": 0, "output": refused, "tests": []}
     (root / "results").mkdir(parents=True, exist_ok=True)
     (root / "results" / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     return results
@@ -190,7 +203,7 @@ def _run(args: argparse.Namespace) -> None:
         return
     if not args.solution:
         raise ValueError("give the solution notebook to bundle (or --run inside Gradescope)")
-    out = build_bundle(args.solution, args.out, salt=args.salt)
+    out = build_bundle(args.solution, args.out, salt=args.salt, sandbox=not args.no_sandbox)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): upload it as the assignment's autograder")
 
 
@@ -204,4 +217,10 @@ def add_gradescope_command(subparsers: Any) -> None:
         "--run", dest="inside", action="store_true", help="grade a submission inside Gradescope (run_autograder)"
     )
     parser.add_argument("--root", help="with --run: the autograder folder (default: $AUTOGRADER_ROOT or /autograder)")
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="grade without bubblewrap where Gradescope's container allows no user namespaces "
+        "(a submission could then read the solution and the salt; every output says so)",
+    )
     parser.set_defaults(run=_run)

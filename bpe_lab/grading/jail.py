@@ -1,44 +1,99 @@
-"""A real sandbox for a submission's kernel: bubblewrap.
+"""The walls around a submission's kernel: bubblewrap, from an allow-list.
 
 What this adds over ``sandbox`` (limits, a folder of its own, restarts):
-walls. With bubblewrap (``bwrap``, Debian package ``bubblewrap``) the kernel
-runs as::
+walls. The kernel runs as (``command`` prints the one built here)::
 
-    bwrap --ro-bind / / --dev /dev --proc /proc --size TMP --tmpfs /tmp
-          --size 1M --tmpfs REPO --size 1M --tmpfs SOLUTIONS ...   # the instructor's files: empty folders
-          --ro-bind VENV VENV --ro-bind PACKAGE REPO/bpe_lab       # bound back: what the kernel needs
-          --bind RUN RUN                                           # its own temp dir, the only one it writes
-          --remount-ro REPO --remount-ro SOLUTIONS ...             # the empty folders stay empty
-          --unshare-net --unshare-pid --unshare-ipc --unshare-uts
-          --die-with-parent --new-session --chdir RUN/work
-          python -m bpe_lab.grading.launch ...
+    bwrap --unshare-all --unshare-user --uid 65534 --gid 65534   # nobody, in namespaces of its own
+          --cap-drop ALL --disable-userns                        # no capability, no namespace of its own
+          --die-with-parent --new-session
+          --ro-bind /usr /usr --symlink usr/lib /lib ...         # the system, read-only
+          --ro-bind /etc/ld.so.cache /etc/ld.so.cache ...        # of /etc only what the loader reads
+          --proc /proc --dev /dev
+          --size TMP --tmpfs /tmp --size SHM --tmpfs /dev/shm   # memory, of a bounded size
+          --ro-bind PREFIX/bin PREFIX/bin --ro-bind PREFIX/lib PREFIX/lib ...   # the interpreter, its venv
+          --tmpfs SITE ... --ro-bind SITE/numpy SITE/numpy ...   # site-packages: only what is allowed
+          --ro-bind PACKAGE HOME/bpe_lab                         # bpe_lab alone, never its checkout
+          --bind RUN RUN --remount-ro / --remount-ro SITE ... --chdir RUN/work
+          python launch.py ...
 
-so it sees the system read-only, its own temporary folder writable, and
-neither ``solutions/``, the hidden tests, the rest of the repository
-(tests, ``.git``), other submissions nor other kernels' folders; it has no
-network, not even 127.0.0.1, so jupyter_client talks to it over unix
-sockets in its folder (``transport="ipc"``). ``PACKAGE`` is the package
-itself, or the copy without the answers that ``stubs`` makes. Its ``/tmp``
-is memory (a tmpfs) and holds at most ``TMP`` bytes; ``budget`` watches
-``RUN``.
+It sees nothing of the machine that it was not given: not ``/root`` or any
+home folder, not the checkout around ``bpe_lab`` (``solutions/``, tests,
+``.git``), not another clone or backup of the course, not the grader's
+folders or other submissions, and of site-packages only what
+``distributions.allowed`` lists (no tiktoken, tokenizers, sentencepiece,
+subword-nmt or nbgrader). It is uid 65534 with every capability set empty,
+so it cannot unmount its ``/proc``, ptrace, or write what it was given
+read-only; it has no network, not even 127.0.0.1 (jupyter_client talks to
+it over unix sockets in its folder, ``transport="ipc"``), and its own pid
+namespace, whose processes all die with it. Its user namespace maps 65534
+to the grader's user, so the files the grader made in its folder are its
+own to write; they are the only ones.
 
-Where bubblewrap is missing or cannot run (no user namespaces), kernels run
-as before, and ``Confinement.note`` says so; the grader puts it in the report.
+``PACKAGE`` is the package itself, or a copy to import instead (the stubbed
+one of the second run, or a task's own view): whatever folder is given is
+mounted where ``bpe_lab`` is imported from.
+
+Where bubblewrap is missing or cannot make a user namespace, ``confine``
+refuses (``SandboxUnavailable``, saying why and what to do) unless the
+instructor asked to go without (``sandbox=False``, ``--no-sandbox``); then
+``Confinement.note`` says so and every report carries it.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Confinement", "bwrap", "repository", "confine", "NO_SANDBOX"]
+from bpe_lab.grading.distributions import allowed, site_dirs
+
+__all__ = [
+    "Confinement",
+    "SandboxUnavailable",
+    "NO_SANDBOX",
+    "UID",
+    "WALLS",
+    "bwrap",
+    "why_not",
+    "repository",
+    "confine",
+]
 
 NO_SANDBOX = "graded without a sandbox"
+#: The kernel's user and group inside its namespace: nobody.
+UID = 65534
+#: What every sandbox starts with: namespaces of its own, no privilege
+#: (its environment is ``sandbox``'s allow-list, never the grader's).
+WALLS = (
+    "--unshare-all",
+    "--unshare-user",
+    "--uid",
+    str(UID),
+    "--gid",
+    str(UID),
+    "--cap-drop",
+    "ALL",
+    "--disable-userns",
+    "--die-with-parent",
+    "--new-session",
+)
+#: What the dynamic loader and Python read of /etc.
+_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime")
+_SHM_MB = 64
+_HOW = (
+    "install bubblewrap (apt-get install bubblewrap) and allow user namespaces "
+    "(sysctl -w kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; "
+    "in Docker: --security-opt seccomp=unconfined --security-opt apparmor=unconfined, or --privileged), "
+    "or grade without a sandbox on purpose: bpe-lab grade --no-sandbox"
+)
+
+
+class SandboxUnavailable(OSError):
+    """No sandbox can be made here, and the grader was not told to go without."""
 
 
 @dataclass(frozen=True)
@@ -54,22 +109,48 @@ class Confinement:
     note: str = ""
 
 
+def _system() -> list[str]:
+    """The system, read-only: ``/usr``, the ``/bin``, ``/lib*`` links (or
+    folders) beside it, and the few files of ``/etc`` the loader reads."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    for name in _ETC:
+        if (Path("/etc") / name).exists():
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    return args
+
+
 @functools.cache
-def bwrap() -> str | None:
-    """The path of a bubblewrap that works here, else None."""
+def _trial() -> tuple[str | None, str]:
+    """(bwrap's path, "") where a sandbox with these walls runs here, else (None, why not)."""
     found = shutil.which("bwrap")
     if found is None:
-        return None
+        return None, "bubblewrap (bwrap) is not installed"
+    command = [found, *WALLS, *_system(), "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/env", "true"]
     try:
-        trial = subprocess.run(
-            [found, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--die-with-parent", "true"],
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return found if trial.returncode == 0 else None
+        trial = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return None, f"bubblewrap could not run: {err}"
+    if trial.returncode != 0:
+        said = trial.stderr.strip().splitlines()[-1:] or [f"exit status {trial.returncode}"]
+        return None, f"bubblewrap cannot make its namespaces here ({said[0]})"
+    return found, ""
+
+
+def bwrap() -> str | None:
+    """The path of a bubblewrap that can sandbox a kernel here, else None."""
+    return _trial()[0]
+
+
+def why_not() -> str:
+    """Why there can be no sandbox here, and what to do ("" when there can)."""
+    reason = _trial()[1]
+    return f"{reason}: {_HOW}" if reason else ""
 
 
 def repository(package_dir: Path) -> Path | None:
@@ -83,12 +164,60 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _needed(package_dir: Path) -> list[Path]:
-    """What the kernel must see even where it lies in a hidden folder: the
-    interpreter, its environment and the package."""
-    paths = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    paths.add(Path(sys.executable).resolve().parent)
-    return sorted(paths | {package_dir})
+def _bind(path: Path) -> list[str]:
+    """``path`` read-only where it is; a symbolic link as a link."""
+    if path.is_symlink():
+        return ["--symlink", os.readlink(path), str(path)]
+    return ["--ro-bind", str(path), str(path)]
+
+
+def _interpreter() -> list[str]:
+    """The Python that runs the kernel: of each prefix (the venv, the
+    installation it was made from) its ``bin``, ``lib`` and
+    ``pyvenv.cfg``, never the folders around them."""
+    executable = Path(sys.executable)
+    prefixes = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    prefixes |= {executable.parent.parent, executable.resolve().parent.parent}
+    args: list[str] = []
+    for prefix in sorted(prefixes):
+        for name in ("bin", "lib", "lib64", "pyvenv.cfg"):
+            path = prefix / name
+            if (path.exists() or path.is_symlink()) and not _inside(path.resolve(), Path("/usr")):
+                args += _bind(path)
+    return args
+
+
+def command(
+    run_dir: Path,
+    workdir: Path,
+    package_dir: Path,
+    package: Path | None = None,
+    tmp_mb: int = 256,
+    hide: tuple[Path, ...] = (),
+) -> list[str]:
+    """The bubblewrap command line (without the kernel's own) for a kernel
+    in ``run_dir`` that imports ``package`` (default: ``package_dir``) as
+    ``bpe_lab``."""
+    found = bwrap()
+    if found is None:
+        raise SandboxUnavailable(f"no sandbox can be made: {why_not()}")
+    args = [found, *WALLS, *_system(), "--proc", "/proc", "--dev", "/dev"]
+    args += ["--size", str(tmp_mb << 20), "--tmpfs", "/tmp", "--size", str(_SHM_MB << 20), "--tmpfs", "/dev/shm"]
+    args += _interpreter()
+    covers = [str(s) for s in site_dirs()]
+    for site in covers:  # empty, then what may be imported bound back in
+        args += ["--size", str(1 << 20), "--tmpfs", site]
+    for entries in allowed(package or package_dir).values():
+        for entry in sorted(entries):
+            args += _bind(entry)
+    args += ["--ro-bind", str(package or package_dir), str(package_dir)]
+    for folder in sorted(hide):  # within what it was given, a folder it must not see
+        args += ["--size", str(1 << 20), "--tmpfs", str(folder)]
+        covers.append(str(folder))
+    args += ["--bind", str(run_dir), str(run_dir)]
+    for cover in ["/", *covers]:  # "/": the folders made to hold the mounts, in memory and unbounded
+        args += ["--remount-ro", cover]
+    return [*args, "--chdir", str(workdir)]
 
 
 def confine(
@@ -96,42 +225,28 @@ def confine(
     workdir: Path,
     package_dir: Path,
     *,
-    hide: list[Path],
+    hide: list[Path] | tuple[Path, ...] = (),
     package: Path | None = None,
     sandbox: bool | None = None,
     tmp_mb: int = 256,
 ) -> Confinement:
     """The confinement of one run: kernels in ``run_dir`` (cwd ``workdir``)
-    that cannot see ``hide``; ``package`` replaces ``package_dir`` when given.
-    ``sandbox``: True requires bubblewrap, False goes without, None uses it
-    when it works. ``tmp_mb``: the size of its ``/tmp``."""
-    found = bwrap() if sandbox is not False else None
-    if found is None:
-        if sandbox:
-            raise RuntimeError("bubblewrap (bwrap) is not installed or cannot run here: apt-get install bubblewrap")
-        why = "bubblewrap is not installed or cannot run here" if sandbox is None else "asked to"
-        return Confinement(package=package, note=f"{NO_SANDBOX} ({why})")
-    temps = list(dict.fromkeys([Path("/tmp"), Path(tempfile.gettempdir()).resolve()]))  # other kernels' folders
-    hidden: list[Path] = []
-    for folder in sorted({h.resolve() for h in hide}, key=lambda p: len(p.parts)):
-        if folder != Path("/") and not any(_inside(folder, h) for h in temps + hidden):
-            hidden.append(folder)
-    args = [found, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for folder in temps:
-        args += ["--size", str(tmp_mb << 20), "--tmpfs", str(folder)]
-    for folder in hidden:
-        args += ["--size", str(1 << 20), "--tmpfs", str(folder)]
-    covered = temps + hidden  # a checkout or a venv under /tmp is covered too (CI clones there)
-    for path in _needed(package_dir):
-        if path != package_dir and any(_inside(path, h) for h in covered):
-            args += ["--ro-bind", str(path), str(path)]
-    if package is not None or any(_inside(package_dir, h) for h in covered):
-        args += ["--ro-bind", str(package or package_dir), str(package_dir)]
+    that import ``package`` (default: ``package_dir``) as ``bpe_lab`` and
+    see nothing else of the machine (``hide``: folders within what they
+    are given that they must not see either). ``sandbox``: False goes
+    without (the note says so), True or None requires one and raises
+    ``SandboxUnavailable`` where there can be none. ``tmp_mb``: the size
+    of its ``/tmp``."""
+    if sandbox is False:
+        return Confinement(package=package, note=f"{NO_SANDBOX} (asked to: --no-sandbox)")
+    given = [package or package_dir, *_given_paths()]
+    inner = tuple(sorted({h.resolve() for h in hide if any(_inside(h.resolve(), g) for g in given)}))
+    args = command(run_dir.resolve(), workdir.resolve(), package_dir.resolve(), package, tmp_mb, inner)
     ipc_dir = run_dir / "ipc"
     ipc_dir.mkdir(exist_ok=True)
-    args += ["--bind", str(run_dir), str(run_dir)]
-    for folder in hidden:
-        args += ["--remount-ro", str(folder)]
-    args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
-    args += ["--chdir", str(workdir)]
     return Confinement(tuple(args), ipc_dir, package)
+
+
+def _given_paths() -> list[Path]:
+    """The folders of the interpreter a kernel is given (for ``hide``)."""
+    return [Path(p).resolve() for p in (sys.prefix, sys.base_prefix)]

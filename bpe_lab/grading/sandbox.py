@@ -12,10 +12,13 @@ What the grader needs from a kernel, and why each piece is here:
   starts, together, checked while it runs (``budget``).
 - **Nothing shared to spoil.** The kernelspec is built in memory, never
   written where a submission could rewrite it for the next one.
-- **Little memory in the grader.** A message from the kernel larger than
-  ``MAX_MESSAGE`` is dropped unread; of the rest, only errors and results
-  sent with ``RESULT_MIME`` are kept, so a cell that prints megabytes is
-  read and dropped.
+- **Little memory in the grader.** zmq refuses a frame larger than
+  ``MAX_MESSAGE``, output is decoded only while a probe runs, and of that
+  only errors and one probe-shaped ``RESULT_MIME`` message per cell are
+  kept (``wire``); past ``Limits.received_mb`` of messages the submission
+  is stopped.
+- **None of the grader's environment.** The kernel's is an allow-list
+  (``kernel_env``): no course salt, nothing the instructor exported.
 - **Nothing left running.** Whatever the kernel started is killed when
   its cells are done (``reaper``).
 - **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
@@ -23,9 +26,10 @@ What the grader needs from a kernel, and why each piece is here:
   had worked, and the run continues with the next cell.
 
 - **Walls.** With a ``Confinement`` from ``jail``, the kernel runs inside
-  bubblewrap (no network, the instructor's files hidden, only its own
-  folder writable) and is reached over unix sockets in its folder; with a
-  stubbed ``package``, that copy is imported instead of ``bpe_lab``.
+  bubblewrap as nobody with no capability, seeing only what it is given
+  (no network, only its own folder writable), and is reached over unix
+  sockets in its folder; with a ``package``, that copy is imported
+  instead of ``bpe_lab``.
 """
 
 from __future__ import annotations
@@ -46,24 +50,36 @@ import nbformat
 from bpe_lab.grading.budget import Budget, remove_new, watch
 from bpe_lab.grading.jail import Confinement
 from bpe_lab.grading.reaper import MARK, new_token, reap
+from bpe_lab.grading.wire import MAX_MESSAGE, manager_class
 
-__all__ = ["RESULT_MIME", "KERNEL_NAME", "MAX_MESSAGE", "Limits", "Cell", "Outcome", "kernel_argv", "run_cells"]
+__all__ = [
+    "RESULT_MIME",
+    "KERNEL_NAME",
+    "MAX_MESSAGE",
+    "KEPT_ENV",
+    "Limits",
+    "Cell",
+    "Outcome",
+    "kernel_argv",
+    "kernel_env",
+    "run_cells",
+]
 
 #: Results that code in the kernel reports to the grader travel as display
 #: data of this type; all other output is dropped.
 RESULT_MIME = "application/vnd.bpe-lab.probe+json"
 KERNEL_NAME = "bpe-lab-sandbox"
-#: The largest message the grader reads from a kernel; larger ones are dropped unread.
-MAX_MESSAGE = 8 << 20
 _MAX_RESTARTS = 3
 _MAX_OUTPUTS = 10  # kept per cell: errors and results only
+_MAX_CASES = 1000  # hidden calls in one probe, at most
 
 
 @dataclass(frozen=True)
 class Limits:
     """Resource limits for one notebook. ``memory_mb`` bounds each process's
     address space and all its processes' resident memory together;
-    ``processes`` and ``disk_mb`` bound what it runs and writes at once."""
+    ``processes`` and ``disk_mb`` bound what it runs and writes at once;
+    ``received_mb`` what the grader reads from its kernels, all messages."""
 
     cell_timeout: float = 30.0
     notebook_timeout: float = 300.0
@@ -71,6 +87,7 @@ class Limits:
     file_size_mb: int = 64
     processes: int = 32
     disk_mb: int = 256
+    received_mb: int = 256
 
     @property
     def budget(self) -> Budget:
@@ -80,10 +97,13 @@ class Limits:
 @dataclass(frozen=True)
 class Cell:
     """Code to run; ``replay``: run it again in a restarted kernel if it worked
-    (setup and answers yes, tests no: their result is already known)."""
+    (setup and answers yes, tests no: their result is already known);
+    ``results``: a probe, whose one ``RESULT_MIME`` message the grader reads
+    (of every other cell it reads only errors)."""
 
     source: str
     replay: bool = True
+    results: bool = False
 
 
 @dataclass
@@ -109,69 +129,45 @@ def kernel_argv(limits: Limits) -> list[str]:
     ]
 
 
-def _small(part: Any) -> bool:
-    return len(part) <= MAX_MESSAGE
+#: What a kernel keeps of the grader's environment (everything else, the
+#: course's salt and whatever the instructor exported, it never sees).
+KEPT_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TERM", "PYTHONHASHSEED", "TZ")
 
 
-@functools.cache
-def _manager_class() -> Any:
-    """jupyter_client's kernel manager with its kernelspec in memory (no
-    ``kernel.json`` on disk for a submission to rewrite) and a session that
-    reads no message over ``MAX_MESSAGE``."""
-    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_client.session import Session
-
-    class OneSpec(KernelSpecManager):
-        argv: list[str] = []
-
-        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-            return KernelSpec(argv=self.argv, display_name="BPE Lab grading sandbox", language="python")
-
-    class CappedSession(Session):
-        def deserialize(self, msg_list: Any, content: bool = True, copy: bool = True) -> dict[str, Any]:
-            if all(map(_small, msg_list)):
-                return dict(super().deserialize(msg_list, content, copy))
-            # too large to read: its size is known without unpacking it, and
-            # nothing in it is needed; a stand-in that answers no request
-            header = {"msg_id": "dropped", "msg_type": "stream", "username": "", "session": "", "date": None}
-            return {
-                "header": header,
-                "msg_id": "dropped",
-                "msg_type": "stream",
-                "parent_header": {},
-                "metadata": {},
-                "content": {"name": "stdout", "text": ""},
-                "buffers": [],
-            }
-
-    class Manager(AsyncKernelManager):
-        def __init__(self, argv: list[str], **kwargs: Any) -> None:
-            specs = OneSpec()
-            specs.argv = argv
-            super().__init__(kernel_name=KERNEL_NAME, kernel_spec_manager=specs, **kwargs)
-            self.session = CappedSession(parent=self)
-
-    return Manager
-
-
-def _kernel_env(workdir: Path, confinement: Confinement, token: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env[MARK] = token  # every process the kernel starts inherits it: see reaper
+def kernel_env(workdir: Path, confinement: Confinement, token: str, outside: dict[str, str]) -> dict[str, str]:
+    """The environment of a kernel in ``workdir``: an allow-list, not the
+    grader's ``outside`` environment. PATH is the interpreter's folder and
+    the system's, HOME and IPython's and matplotlib's folders are its own,
+    ``bpe_lab`` is found on PYTHONPATH, and ``MARK`` tells its processes
+    (``reaper``); of ``outside`` only ``KEPT_ENV``."""
+    env = {name: outside[name] for name in KEPT_ENV if name in outside}
+    env.setdefault("LANG", "C.UTF-8")
     package_root = str(Path(__file__).resolve().parents[2])
     if confinement.package is not None and not confinement.command:
         package_root = os.pathsep.join([str(confinement.package.parent), package_root])
     if confinement.command:
         env["BPE_LAB_JAIL"] = json.dumps(list(confinement.command))
     env.update(
+        {MARK: token},  # every process the kernel starts inherits it: see reaper
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
         HOME=str(workdir),
         IPYTHONDIR=str(workdir / ".ipython"),
         MPLCONFIGDIR=str(workdir / ".matplotlib"),
-        PYTHONPATH=os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH", "")) if p),
+        PYTHONPATH=package_root,
         PYDEVD_DISABLE_FILE_VALIDATION="1",
         PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ written into the package from the kernel
     )
     return env
+
+
+def _plausible(results: Any) -> bool:
+    """Whether a probe's message has the probe's shape (a list of small
+    dicts): a forged one of a million items is not kept until judged."""
+    return (
+        isinstance(results, list)
+        and len(results) <= _MAX_CASES
+        and all(isinstance(r, dict) and len(r) <= 4 for r in results)
+    )
 
 
 @functools.cache
@@ -186,10 +182,12 @@ def _client_class() -> Any:
                 return super().process_message(msg, cell, cell_index)
             if len(cell.outputs) >= _MAX_OUTPUTS:
                 return None
+            if kind == "display_data" and any(RESULT_MIME in o.get("data", {}) for o in cell.outputs):
+                return None  # a probe sends one
             if kind == "error":
                 content["traceback"] = [str(line)[-2000:] for line in content.get("traceback", [])[-5:]]
                 content["evalue"] = str(content.get("evalue", ""))[:1000]
-            elif not (kind == "display_data" and RESULT_MIME in content.get("data", {})):
+            elif not (kind == "display_data" and _plausible(content.get("data", {}).get(RESULT_MIME))):
                 return None
             return super().process_message(msg, cell, cell_index)
 
@@ -206,6 +204,7 @@ class _Kernel:
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
         self.watcher: asyncio.Task[None] | None = None
         self.over_budget = ""  # why the watcher stopped the kernel
+        self.received = 0  # bytes read from the kernels stopped so far
         self.first_files = {p.name for p in workdir.iterdir()}  # what the grader put there
         self.deadline = time.monotonic() + limits.notebook_timeout
 
@@ -216,7 +215,7 @@ class _Kernel:
         )
         ipc = self.confinement.ipc_dir  # in the sandbox: unix sockets, there is no network
         name = f"connection-{id(self)}-{time.monotonic_ns()}"
-        self.client.km = _manager_class()(
+        self.client.km = manager_class(KERNEL_NAME)(
             kernel_argv(self.limits),
             connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),
             **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
@@ -224,30 +223,50 @@ class _Kernel:
         self.over_budget = ""
         await self.client.async_start_new_kernel(
             cwd=str(self.workdir),
-            env=_kernel_env(self.workdir, self.confinement, self.token),
+            env=kernel_env(self.workdir, self.confinement, self.token, dict(os.environ)),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         root = getattr(self.client.km.provisioner, "pid", None)
         if root is not None:
-            self.watcher = asyncio.create_task(watch(root, self.workdir.parent, self.limits.budget, self._stopped))
+            self.watcher = asyncio.create_task(
+                watch(root, self.workdir.parent, self.limits.budget, self._stopped, self._too_much_received)
+            )
         await self.client.async_start_new_kernel_client()
 
     def _stopped(self, reason: str) -> None:
         self.over_budget = reason
+
+    def _sessions(self) -> list[Any]:
+        """The sessions reading this kernel's messages (the manager's and its client's)."""
+        if self.client is None:
+            return []
+        found = [getattr(self.client.km, "session", None), getattr(self.client.kc, "session", None)]
+        return list({id(s): s for s in found if hasattr(s, "received")}.values())
+
+    def _too_much_received(self) -> str:
+        """Why the grader will read no more of this submission's messages ("": it will)."""
+        received = self.received + sum(session.received for session in self._sessions())
+        if received > self.limits.received_mb << 20:
+            return (
+                f"it sent the grader {received >> 20} MB of messages, "
+                f"more than the {self.limits.received_mb} MB a submission may send"
+            )
+        return ""
 
     async def stop(self) -> None:
         if self.watcher is not None:
             self.watcher.cancel()
             self.watcher = None
         if self.client is not None and self.client.km is not None:
+            self.received += sum(session.received for session in self._sessions())
             try:
                 await self.client._async_cleanup_kernel()
             except Exception:  # noqa: BLE001 - a dead kernel may fail to clean up; nothing left to do
                 pass
         self.client = None
 
-    async def run(self, source: str) -> Outcome:
+    async def run(self, source: str, results: bool = False) -> Outcome:
         from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
         timeout = min(self.limits.cell_timeout, self.deadline - time.monotonic())
@@ -260,6 +279,8 @@ class _Kernel:
         self.client.timeout = max(1, round(timeout))
         replies: list[dict[str, Any]] = []
         self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
+        for session in self._sessions():
+            session.results = results
         try:
             await self.client.async_execute_cell(cell, 0, store_history=False)  # nothing kept in In, _ih, Out
             outcome = _outcome(cell, replies)
@@ -267,6 +288,9 @@ class _Kernel:
             outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
         except DeadKernelError:
             outcome = Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        for session in self._sessions():
+            session.results = False
+        self.over_budget = self.over_budget or self._too_much_received()
         if self.over_budget:  # whatever the cell came to, the watcher stopped it (a reply may beat the kill)
             return Outcome("dead", f"stopped: {self.over_budget}")
         return outcome
@@ -310,7 +334,7 @@ async def run_cells(
     try:
         await kernel.start()
         for cell in cells:
-            outcome = await kernel.run(cell.source)
+            outcome = await kernel.run(cell.source, cell.results)
             outcomes.append(outcome)
             if outcome.status == "ok" and cell.replay:
                 replay.append(cell.source)
@@ -336,8 +360,11 @@ async def run_cells(
 async def _restart(kernel: _Kernel, replay: list[str]) -> str:
     """A fresh kernel with the cells that had worked run again; "" when
     that worked, else why the run cannot go on. After going over budget,
-    the files the kernel wrote go first (they would stop the next one too)."""
+    the files the kernel wrote go first (they would stop the next one too);
+    after sending more than the grader reads, there is no new kernel."""
     await kernel.stop()
+    if sent_too_much := kernel._too_much_received():
+        return f"not run: {sent_too_much}"
     if kernel.over_budget:
         await asyncio.to_thread(remove_new, kernel.workdir, kernel.first_files)
     await kernel.start()

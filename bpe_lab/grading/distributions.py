@@ -1,0 +1,149 @@
+"""What of site-packages a grading kernel may import: an allow-list.
+
+What this adds over ``jail`` (the walls: which folders a kernel sees): the
+contents of the folders Python imports third-party code from. ``jail``
+covers every site-packages folder with an empty one and binds back only
+what ``allowed`` lists, so a library that would answer a task (tiktoken,
+tokenizers, sentencepiece, subword-nmt, nbgrader) is not there to import,
+whatever the notebook does to ``sys.path``.
+
+What a kernel may import is computed, not written down by hand:
+
+- ipykernel, which runs the kernel, and the libraries the course's
+  notebooks import (``NOTEBOOKS_USE``);
+- every distribution the package folder imports at module level (a
+  function's own ``import tiktoken``, in the benchmarks, is what that
+  function needs when it is called, not what the package needs to load);
+- and the closure of their requirements, read from each distribution's
+  metadata (``Requires-Dist``, markers evaluated here, extras left out).
+
+Each allowed distribution is bound back by the entries it installed at the
+top of its site-packages folder (its ``RECORD``: ``numpy/``, ``numpy.libs/``,
+``numpy-2.0.dist-info/``, ``six.py``), its ``.pth`` files included; an
+editable install's ``.pth`` is bpe_lab's own and is never among them.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.metadata as metadata
+import site
+import sys
+import sysconfig
+from pathlib import Path
+
+from packaging.markers import UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+
+__all__ = ["KERNEL_NEEDS", "NOTEBOOKS_USE", "imported_by", "closure", "site_dirs", "entries", "allowed"]
+
+#: What runs the kernel itself.
+KERNEL_NEEDS = ("ipykernel",)
+#: What the course's notebooks import (``solutions/*.ipynb``).
+NOTEBOOKS_USE = ("numpy", "regex", "pandas", "matplotlib")
+
+
+def _module_level(tree: ast.Module) -> list[str]:
+    """The top-level names of the modules a module imports when it loads:
+    statements at module level, also inside ``if``/``try``/``with``, not
+    inside functions or classes."""
+    names: list[str] = []
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import):
+            names += [alias.name.partition(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.partition(".")[0])
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                for child in getattr(node, field, []):
+                    todo.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+    return names
+
+
+@functools.cache
+def imported_by(package: Path) -> frozenset[str]:
+    """The distributions whose modules the ``.py`` files under ``package``
+    import at module level (the standard library and the package itself
+    left out); a file that does not parse is skipped (it cannot import)."""
+    modules: set[str] = set()
+    for path in sorted(package.rglob("*.py")):
+        try:
+            modules.update(_module_level(ast.parse(path.read_bytes(), str(path))))
+        except (SyntaxError, ValueError, OSError):
+            continue
+    providers = metadata.packages_distributions()
+    ours = {package.name, "bpe_lab"}  # its own distribution would bring all of bpe-lab's requirements
+    found = {d for m in modules - set(sys.stdlib_module_names) - ours for d in providers.get(m, [])}
+    return frozenset(canonicalize_name(d) for d in found) - {"bpe-lab"}
+
+
+def _installed(name: str) -> metadata.Distribution | None:
+    try:
+        return metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def closure(roots: tuple[str, ...]) -> dict[str, metadata.Distribution]:
+    """The installed distributions ``roots`` need, and what those need in
+    turn, by canonical name (a root that is not installed is left out: a
+    notebook that imports it fails as it would anywhere)."""
+    found: dict[str, metadata.Distribution] = {}
+    todo = [canonicalize_name(r) for r in roots]
+    while todo:
+        name = todo.pop()
+        if name in found or (dist := _installed(name)) is None:
+            continue
+        found[name] = dist
+        for text in dist.requires or []:
+            try:
+                requirement = Requirement(text)
+                if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                    todo.append(canonicalize_name(requirement.name))
+            except (InvalidRequirement, UndefinedEnvironmentName):
+                continue
+    return found
+
+
+def site_dirs() -> list[Path]:
+    """Every folder an interpreter here may import third-party code from:
+    this one's site-packages, its base installation's, and the system's
+    (Debian's ``dist-packages``), whether on ``sys.path`` or not."""
+    found = [*site.getsitepackages(), sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        found += [str(p) for p in Path(prefix).glob("lib*/python3*/site-packages")]
+    found += [str(p) for p in Path("/usr").glob("lib*/python3*/*-packages")]
+    found += [str(p) for p in Path("/usr/local").glob("lib*/python3*/*-packages")]
+    return sorted({Path(p).resolve() for p in found if Path(p).is_dir()})
+
+
+def entries(dist: metadata.Distribution) -> tuple[Path, set[Path]]:
+    """Where ``dist`` is installed, and what it put at the top of that
+    folder (modules, packages, its ``.dist-info``, ``.pth`` files); its
+    shared ``__pycache__`` and what it put elsewhere (scripts) left out."""
+    home = Path(str(dist.locate_file(""))).resolve()
+    tops: set[Path] = set()
+    for file in dist.files or []:
+        first = file.parts[0] if file.parts else ""
+        if first and first not in ("..", "__pycache__") and not Path(first).is_absolute():
+            tops.add(home / first)
+    info = getattr(dist, "_path", None)  # the .dist-info folder, also where RECORD is missing
+    if isinstance(info, Path):
+        tops.add(info.resolve())
+    return home, {t for t in tops if t.exists() and t.parent == home}
+
+
+@functools.cache
+def allowed(package: Path) -> dict[Path, frozenset[Path]]:
+    """What a kernel that imports ``package`` may import: site-packages
+    folder -> the entries bound back into it."""
+    dists = closure((*KERNEL_NEEDS, *NOTEBOOKS_USE, *sorted(imported_by(package))))
+    found: dict[Path, set[Path]] = {}
+    for dist in dists.values():
+        home, tops = entries(dist)
+        found.setdefault(home, set()).update(tops)
+    return {home: frozenset(tops) for home, tops in found.items()}
