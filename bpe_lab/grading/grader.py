@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
@@ -75,12 +76,15 @@ import nbformat
 
 from bpe_lab.grading.assembly import Step, assemble, probe_only
 from bpe_lab.grading.cases import with_generated
+from bpe_lab.grading.guard import absent_message
 from bpe_lab.grading.jail import Confinement, confine, repository
 from bpe_lab.grading.judge import score, score_written, short
+from bpe_lab.grading.kernel_package import notebook_roots, view
+from bpe_lab.grading.reach import Name
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
 from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
-from bpe_lab.grading.stubs import package_dir, stub_package
+from bpe_lab.grading.stubs import package_dir
 from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
 
@@ -133,25 +137,29 @@ class _Grading:
 
     solutions: dict[str, nbformat.NotebookNode]
     solutions_dir: Path
-    scratch: Path  # the grader's own temporary folder (stubbed package copies)
+    scratch: Path  # the grader's own temporary folder (the kernels' package views)
     limits: Limits
     sandbox: bool | None
     salt: str = ""
     hide: tuple[Path, ...] = ()
-    stubs: dict[tuple[str, ...], Path] = field(default_factory=dict)
+    views: dict[tuple[str, tuple[str, ...]], Path] = field(default_factory=dict)
+    roots: dict[str, set[Name]] = field(default_factory=dict)
     tasks: dict[str, list[Task]] = field(default_factory=dict)
     written: dict[str, list[Written]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name, solution in self.solutions.items():
             self.tasks[name], self.written[name] = load_tasks(solution), load_written(solution)
+            self.roots[name] = notebook_roots(solution)
 
-    def stubbed(self, forbid: tuple[str, ...]) -> Path:
-        """The package copy without ``forbid``'s bodies (made once per set)."""
-        if forbid not in self.stubs:
-            folder = Path(tempfile.mkdtemp(prefix="stubs-", dir=self.scratch))
-            self.stubs[forbid] = stub_package(forbid, folder)
-        return self.stubs[forbid]
+    def view(self, assignment: str, forbid: tuple[str, ...] = ()) -> Path:
+        """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
+        notebook uses, without ``forbid`` (``kernel_package``; made once)."""
+        key = (assignment, forbid)
+        if key not in self.views:
+            folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
+            self.views[key] = view(self.roots[assignment], folder, forbid)[0]
+        return self.views[key]
 
 
 async def _grade_one(sub: Submission, run: _Grading) -> Report:
@@ -170,9 +178,9 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, str(err)) for w in written])
         return report
     steps = assemble(solution, nb, tasks)
-    outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, None)
-    report.tasks = [score(t, outcomes.get(t.grade_id)) for t in tasks]
-    await _recheck(sub.path, nb, steps, tasks, report, run)
+    outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
+    report.tasks = [_scored(t, outcomes.get(t.grade_id)) for t in tasks]
+    await _recheck(sub, nb, steps, tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
 
@@ -183,21 +191,39 @@ def _in_order(solution: nbformat.NotebookNode, results: list[TaskResult]) -> lis
     return sorted(results, key=lambda r: order.get(r.grade_id, len(order)))
 
 
+def _scored(task: Task, outcome: Outcome | None) -> TaskResult:
+    """``judge.score``, and 0 when a hidden call reached what the kernel's
+    package view does not have (its ``Delegated`` names it: believed,
+    since it only costs points)."""
+    result = score(task, outcome)
+    for probe in outcome.results if outcome is not None and outcome.status == "ok" else []:
+        for case in probe if isinstance(probe, list) else []:
+            found = _ABSENT.match(str(case.get("error", ""))) if isinstance(case, dict) else None
+            if found:
+                message = absent_message(task.name, found.group(1))
+                return TaskResult(task.grade_id, 0, task.points, message, passed=0, cases=len(task.cases))
+    return result
+
+
+_ABSENT = re.compile(r"^Delegated: (bpe_lab\.\S+) is not available here: a grading kernel")
+
+
 async def _recheck(
-    path: Path, nb: nbformat.NotebookNode, steps: list[Step], tasks: list[Task], report: Report, run: _Grading
+    sub: Submission, nb: nbformat.NotebookNode, steps: list[Step], tasks: list[Task], report: Report, run: _Grading
 ) -> None:
     """Run the tasks that passed again where their forbidden functions have
-    no body (one run per forbidden set); a task keeps its points only if
-    its hidden calls are right there too."""
+    no body, nor what only they reach (one run per forbidden set); a task
+    keeps its points only if its hidden calls are right there too."""
     scored = {r.grade_id: i for i, r in enumerate(report.tasks)}
     groups: dict[tuple[str, ...], list[Task]] = {}
     for task in tasks:
         if task.forbid and task.cases and report.tasks[scored[task.grade_id]].points > 0:
             groups.setdefault(task.forbid, []).append(task)
     for forbid, group in groups.items():
-        outcomes, _ = await _run_in_tempdir(path, nb, probe_only(steps, group), run, run.stubbed(forbid))
+        package = run.view(str(sub.assignment), forbid)
+        outcomes, _ = await _run_in_tempdir(sub.path, nb, probe_only(steps, group), run, package)
         for task in group:
-            again, first = score(task, outcomes.get(task.grade_id)), report.tasks[scored[task.grade_id]]
+            again, first = _scored(task, outcomes.get(task.grade_id)), report.tasks[scored[task.grade_id]]
             if again.points < first.points:
                 again.message = short(_without_answers(again.message), 500)
                 report.tasks[scored[task.grade_id]] = again
@@ -206,7 +232,7 @@ async def _recheck(
 def _without_answers(message: str) -> str:
     """A message from the second run, saying where it comes from (unless it
     already names the forbidden function)."""
-    if " calls bpe_lab." in message:
+    if " calls bpe_lab." in message or " reaches bpe_lab." in message:
         return message
     return f"run again without bpe_lab's answers to this notebook: {message}"
 
