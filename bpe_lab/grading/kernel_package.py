@@ -184,8 +184,9 @@ def view(
 def notebook_roots(solution: nbformat.NotebookNode) -> set[Name]:
     """What a solution's cells name from ``bpe_lab`` outside its answer cells
     (where the learner writes), its test cells' ``allow`` lists, and
-    ``HELPERS``."""
+    ``HELPERS``; not the self-checks, which ``KERNEL_CHECK`` replaces."""
     found: set[Name] = set(HELPERS)
+    trees = []
     for cell in solution.cells:
         meta = cell.get("metadata", {})
         grading = meta.get("nbgrader", {}) if isinstance(meta.get("nbgrader", {}), dict) else {}
@@ -195,11 +196,18 @@ def notebook_roots(solution: nbformat.NotebookNode) -> set[Name]:
         if cell.get("cell_type") != "code" or grading.get("solution"):
             continue
         try:
-            tree = ast.parse(cell.source)
+            trees.append(ast.parse(cell.source))
         except SyntaxError:
             continue
-        found |= _cell_names(tree)
-    return found
+    bound = {k: v for tree in trees for k, v in aliases(ast.walk(tree)).items() if v[0].split(".")[0] == "bpe_lab"}
+    for tree in trees:  # a name bound in one cell (``check``, in the setup) is used in the next ones
+        found |= _cell_names(tree, bound)
+    return {name for name in found if not _inert(name)}
+
+
+def _inert(name: Name) -> bool:
+    """Whether ``KERNEL_CHECK`` defines ``name`` itself (the self-checks)."""
+    return name[0] == _CHECK and (name[1].startswith("check_") or name[1] in ("HiddenCases", "CheckFailed"))
 
 
 def _allowed(path: str) -> Name:
@@ -210,10 +218,10 @@ def _allowed(path: str) -> Name:
     return (module, qualname.split(".")[0])
 
 
-def _cell_names(tree: ast.Module) -> set[Name]:
-    """``from bpe_lab.X import a`` and ``alias.attr`` chains of a cell."""
+def _cell_names(tree: ast.Module, bound: dict[str, tuple[str, str]]) -> set[Name]:
+    """``from bpe_lab.X import a`` and ``alias.attr`` chains (``bound``: the
+    notebook's names for modules of the package) of a cell."""
     modules = index(package_dir())
-    bound = {k: v for k, v in aliases(ast.walk(tree)).items() if v[0].split(".")[0] == "bpe_lab"}
     found: set[Name] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "bpe_lab":
