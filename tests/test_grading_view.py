@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import SOLUTIONS, exercise_with, grade_notebooks
+from grading_support import SOLUTIONS, SOLVED, exercise_with, grade_notebooks
 
 from bpe_lab.grading.check import han_cuts
+from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.kernel_package import notebook_roots, view
 from bpe_lab.grading.reach import reached
 from bpe_lab.grading.tasks import load_tasks
+from bpe_lab.grading.visible import literal, record, verdict
 
 NOTEBOOKS = {p.stem: nbformat.read(p, as_version=4) for p in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))}
 
@@ -231,10 +234,31 @@ EXPECTED = {
 }
 
 
+# Finding 11: the self-checks made no-ops in the kernel, and an encode_word
+# wrong on the visible check's first case ("lowest") but right on the hidden ones
+_NO_OP_CHECKS = """
+from bpe_lab.grading import check
+for name in dir(check):
+    if name.startswith("check_"):
+        setattr(check, name, lambda *args, **kwargs: None)
+check.HiddenCases.score = lambda self: float(self.points)
+"""
+_WRONG_ON_LOWEST = SOLVED["03_encoding_encode_word_answer"].replace(
+    "    return symbols", "    return ['lowest</w>'] if word == 'lowest' else symbols"
+)
+
+
+def _gate_breaker() -> nbformat.NotebookNode:
+    nb = exercise_with("03_encoding", {"03_encoding_encode_word": _WRONG_ON_LOWEST})
+    nb.cells.insert(1, nbformat.v4.new_code_cell(_NO_OP_CHECKS))
+    return nb
+
+
 @pytest.fixture(scope="module")
 def delegated(tmp_path_factory):
     folder = tmp_path_factory.mktemp("delegating")
     notebooks = {name: exercise_with(name, answers) for name, answers in DELEGATING.items()}
+    notebooks["03_encoding"] = _gate_breaker()
     reports = grade_notebooks(folder, notebooks)
     return {t.grade_id: t for report in reports.values() for t in report.tasks}
 
@@ -246,6 +270,77 @@ def test_a_submission_through_a_route_scores_zero_and_names_it(delegated, grade_
     assert EXPECTED[grade_id] in result.message and "does not have" in result.message, result.message
 
 
+def test_no_op_self_checks_do_not_open_the_gate_the_grader_runs_their_cases(delegated):
+    result = delegated["03_encoding_encode_word"]
+    assert result.points == 0, result
+    textbook = "[('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'), ('n', 'e'), ('ne', 'w'), "
+    textbook += "('new', 'est</w>'), ('low', '</w>'), ('w', 'i')]"
+    assert result.message == (
+        f"the self-check check.check_encode_word failed on case 1: encode_word('lowest', {textbook}) "
+        "returned a wrong value (run it in your notebook to see why)"
+    )
+    assert "'low', 'est</w>'" not in result.message  # the input, never the expected value
+    assert delegated["03_encoding_decode"].points == 2
+
+
 def test_the_tasks_it_did_not_delegate_keep_their_points(delegated):
     assert delegated["05_bytelevel_encode"].points == 3
     assert delegated["06_variants_sp_decode"].points == 2
+
+
+# ---------------------------------------------------------- the grader's replay
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    notebook = NOTEBOOKS["03_encoding"]
+    return record(notebook, load_tasks(notebook))
+
+
+def _as_kernel(value) -> dict:
+    out: list[str] = []
+    write_plain(value, out, [0])
+    return {"repr": "".join(out), "reached": []}
+
+
+def test_the_solution_records_every_case_and_passes_its_replay(recorded):
+    encode = recorded["03_encoding_encode_word"]
+    assert encode.function == "encode_word" and encode.line == "check.check_encode_word(encode_word)"
+    assert len(encode.sources()) == len(encode.calls) == 21  # 6 fixed words and 15 random ones
+    assert encode.sources()[0].startswith("encode_word(*('lowest', [('e', 's'), ")
+    assert verdict(encode, [_as_kernel(c.value) for c in encode.calls]) == ""
+
+
+@pytest.mark.parametrize(
+    ("result", "kind"),
+    [
+        ({"error": "ValueError: no merges", "reached": []}, "raised ValueError"),
+        ({"unplain": "builtins.generator", "reached": []}, "returned a builtins.generator, not plain data"),
+        (_as_kernel(("low", "est</w>")), "returned a tuple: wrong type"),
+        (_as_kernel(["lowest</w>"]), "returned a wrong value"),
+    ],
+)
+def test_a_wrong_case_is_named_by_its_input_and_its_kind_of_mistake(recorded, result, kind):
+    encode = recorded["03_encoding_encode_word"]
+    results = [_as_kernel(c.value) for c in encode.calls]
+    results[2] = result
+    message = verdict(encode, results)
+    assert message.startswith("the self-check check.check_encode_word failed on case 3: encode_word('wider', [")
+    assert message.endswith(f"{kind} (run it in your notebook to see why)")
+
+
+def test_not_implemented_and_a_report_of_the_wrong_length(recorded):
+    decode = recorded["03_encoding_decode"]
+    results = [{"error": "NotImplementedError", "reached": []}] * len(decode.calls)
+    assert "failed on case 1: decode([" in verdict(decode, results)
+    assert "raised NotImplementedError" in verdict(decode, results)
+    assert verdict(decode, results[1:]).startswith("the self-check's cases did not report back")
+
+
+def test_a_check_is_judged_up_to_its_first_input_that_is_not_plain_data():
+    notebook = NOTEBOOKS["04_complexity"]
+    checks = record(notebook, load_tasks(notebook))
+    assert checks["04_complexity_merge_indexed"].sources() == ()  # instrumented words: not sent, not judged
+    train = checks["04_complexity_train_indexed"]
+    assert 0 < len(train.sources()) < len(train.calls)  # the fixed cases, not the measured ones
+    assert literal((Counter({"a": 1}),)) is None and literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})"

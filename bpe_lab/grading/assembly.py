@@ -6,7 +6,8 @@ that the grader only has to run the result and score it. ``assemble`` takes
 the submission's cells in its order, but every locked cell (setup and
 tests) from the solution, matched by nbgrader ``grade_id``: a submission
 cannot edit, delete or reorder them away. A test cell runs the task's
-visible checks, then its hidden calls through ``probe``.
+visible checks, the calls of them the grader judges (``visible``), then
+its hidden calls, each through ``probe``.
 """
 
 from __future__ import annotations
@@ -38,8 +39,15 @@ def _probe(task: Task) -> str:
 
 
 def _test_source(task: Task) -> str:
-    """The visible checks, then the hidden calls."""
-    return task.visible + "\n" + _probe(task) if task.cases else task.visible
+    """The visible checks (in a grading kernel they decide nothing), the
+    calls the grader makes of them (``Task.checked``), then the hidden calls:
+    one probe result each."""
+    parts = [task.visible]
+    if task.checked:
+        parts.append(probe_source(list(task.checked), task.forbid))
+    if task.cases:
+        parts.append(_probe(task))
+    return "\n".join(parts)
 
 
 def probe_only(steps: list[Step], tasks: list[Task]) -> list[Step]:

@@ -63,6 +63,8 @@ use are importable from here too.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import functools
 import os
 import re
 import shutil
@@ -76,7 +78,7 @@ import nbformat
 
 from bpe_lab.grading.assembly import Step, assemble, probe_only
 from bpe_lab.grading.cases import with_generated
-from bpe_lab.grading.guard import absent_message
+from bpe_lab.grading.guard import absent_message, delegation_message
 from bpe_lab.grading.jail import Confinement, confine, repository
 from bpe_lab.grading.judge import score, score_written, short
 from bpe_lab.grading.kernel_package import notebook_roots, view
@@ -87,6 +89,7 @@ from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.stubs import package_dir
 from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
+from bpe_lab.grading.visible import Visible, record, verdict
 
 __all__ = [
     "Limits",
@@ -143,6 +146,7 @@ class _Grading:
     salt: str = ""
     hide: tuple[Path, ...] = ()
     views: dict[tuple[str, tuple[str, ...]], Path] = field(default_factory=dict)
+    visible: dict[str, dict[str, Visible]] = field(default_factory=dict)
     roots: dict[str, set[Name]] = field(default_factory=dict)
     tasks: dict[str, list[Task]] = field(default_factory=dict)
     written: dict[str, list[Written]] = field(default_factory=dict)
@@ -151,6 +155,17 @@ class _Grading:
         for name, solution in self.solutions.items():
             self.tasks[name], self.written[name] = load_tasks(solution), load_written(solution)
             self.roots[name] = notebook_roots(solution)
+
+    def prepared(self, assignment: str) -> list[Task]:
+        """The assignment's tasks with the calls of their visible checks
+        (recorded on the solution once, in this process: ``visible``)."""
+        if assignment not in self.visible:
+            self.visible[assignment] = record(self.solutions[assignment], self.tasks[assignment])
+            self.tasks[assignment] = [
+                dataclasses.replace(t, checked=v.sources()) if (v := self.visible[assignment].get(t.grade_id)) else t
+                for t in self.tasks[assignment]
+            ]
+        return self.tasks[assignment]
 
     def view(self, assignment: str, forbid: tuple[str, ...] = ()) -> Path:
         """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
@@ -168,7 +183,7 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         report.error = sub.error or f"unknown assignment {sub.assignment!r}"
         return report
     solution = run.solutions[sub.assignment]
-    tasks = with_generated(run.tasks[sub.assignment], sub.student, run.salt)
+    tasks = with_generated(run.prepared(sub.assignment), sub.student, run.salt)
     written = run.written[sub.assignment]
     try:
         nb = read_submission(sub.path)
@@ -179,7 +194,8 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         return report
     steps = assemble(solution, nb, tasks)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
-    report.tasks = [_scored(t, outcomes.get(t.grade_id)) for t in tasks]
+    checks = run.visible[sub.assignment]
+    report.tasks = [_scored(t, outcomes.get(t.grade_id), checks.get(t.grade_id)) for t in tasks]
     await _recheck(sub, nb, steps, tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
@@ -191,17 +207,33 @@ def _in_order(solution: nbformat.NotebookNode, results: list[TaskResult]) -> lis
     return sorted(results, key=lambda r: order.get(r.grade_id, len(order)))
 
 
-def _scored(task: Task, outcome: Outcome | None) -> TaskResult:
-    """``judge.score``, and 0 when a hidden call reached what the kernel's
-    package view does not have (its ``Delegated`` names it: believed,
-    since it only costs points)."""
-    result = score(task, outcome)
-    for probe in outcome.results if outcome is not None and outcome.status == "ok" else []:
+def _scored(task: Task, outcome: Outcome | None, visible: Visible | None = None) -> TaskResult:
+    """``judge.score`` of the hidden calls; 0 when a call reached what the
+    kernel's package view does not have (its ``Delegated`` names it) or,
+    in the run with ``visible`` checks, when a call of theirs reached a
+    forbidden function (both the kernel's word, believed since they only
+    cost points), or when the grader's replay of the visible check fails
+    on the kernel's values."""
+    shown: Any = None
+    if visible is not None and task.checked and outcome is not None and outcome.status == "ok":
+        shown, *rest = outcome.results or [None]
+        outcome = Outcome(outcome.status, outcome.error, rest)
+    probes = ([shown] if shown is not None else []) + (outcome.results if outcome and outcome.status == "ok" else [])
+    zero = functools.partial(TaskResult, task.grade_id, 0, task.points, passed=0, cases=len(task.cases))
+    for probe in probes:
         for case in probe if isinstance(probe, list) else []:
             found = _ABSENT.match(str(case.get("error", ""))) if isinstance(case, dict) else None
             if found:
-                message = absent_message(task.name, found.group(1))
-                return TaskResult(task.grade_id, 0, task.points, message, passed=0, cases=len(task.cases))
+                return zero(absent_message(task.name, found.group(1)))
+            reached = case.get("reached") if isinstance(case, dict) and probe is shown else None
+            for path in reached if isinstance(reached, list) else []:
+                if path in task.forbid:
+                    return zero(delegation_message(task.name, str(path), path in task.own))
+    result = score(task, outcome)
+    if visible is not None and task.checked and result.points > 0:
+        why = verdict(visible, shown)
+        if why:
+            return zero(why)
     return result
 
 
