@@ -22,14 +22,14 @@ whole task whatever the kernel does to itself. In three steps:
    value, wrong type, raised ``X``, not plain data), never the expected value.
 
 What is not judged here: a call whose arguments are not plain data (a
-``Tokenizer``, a file of the grader's, the instrumented words of chapter
-04, ``Counter``s) cannot be sent, so the check is judged up to its first
+``Tokenizer``, the instrumented words of chapter 04, ``Counter``s; a small
+text file is sent as its text) cannot be sent, so the check is judged up to its first
 such call and passes from there (the hidden cases still decide the score);
 the same when the check's calls stop matching the recorded ones. A check
 that times its function (none today) would time the stand-in.
 
->>> literal((("a", "b"), {("a", "b"): 1})), literal((b"x", 2.0)), literal((print,))
-("(('a', 'b'), {('a', 'b'): 1})", "(b'x', 2.0)", None)
+>>> literal((("a", "b"), {("a", "b"): 1})), literal((b"x",)), literal((print,))
+("(('a', 'b'), {('a', 'b'): 1})", "(b'x',)", None)
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path, PurePath
 from typing import Any
 
 import nbformat
@@ -85,16 +86,40 @@ class Visible:
         return tuple(found)
 
 
-def literal(args: tuple[Any, ...]) -> str | None:
-    """``args`` as Python literal text that reads back as the same values of
-    the same types, or None."""
+#: The largest text file a check hands its function that is sent along.
+MAX_FILE = 64 << 10
+
+
+def _plain(value: Any) -> str | None:
+    """``value`` as literal text that reads back as the same value of the same types, or None."""
     out: list[str] = []
     try:
-        write_plain(args, out, [0])
+        write_plain(value, out, [0])
         text = "".join(out)
-        return text if same(ast.literal_eval(text), args) else None
+        return text if same(ast.literal_eval(text), value) else None
     except (NotPlain, ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
         return None
+
+
+def literal(args: tuple[Any, ...]) -> str | None:
+    """``args`` as the source of a tuple the kernel can rebuild, or None: plain
+    data as literals, a small text file (``train_bytelevel``'s path) as
+    ``check.text_file(TEXT)`` (every notebook's setup imports ``check``)."""
+    parts = []
+    for arg in args:
+        if isinstance(arg, PurePath):
+            try:
+                if Path(arg).stat().st_size > MAX_FILE:
+                    return None
+                text = Path(arg).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+            parts.append(f"check.text_file({str.__repr__(text)})")
+        elif (part := _plain(arg)) is not None:
+            parts.append(part)
+        else:
+            return None
+    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
 
 
 _CHECK_LINE = re.compile(r"^\s*check\.check_\w+\(\s*([A-Za-z_]\w*)\b")
@@ -259,7 +284,8 @@ def _failure(visible: Visible, results: list[Any], done: int, err: BaseException
     if done == 0:
         return f"the self-check {name} failed before calling {visible.function} (run it in your notebook)"
     call, result = visible.calls[done - 1], results[done - 1]
-    shown = short(ast.literal_eval(call.args or "()"), 160)[1:-1].rstrip(",")
+    shown = (call.args or "()")[1:-1].rstrip(",")
+    shown = shown if len(shown) <= 160 else shown[:157] + "..."
     if isinstance(result, dict) and "repr" in result and same(_value(result), call.value):
         return f"the self-check {name} failed after its cases ran (run it in your notebook to see why)"
     return (
