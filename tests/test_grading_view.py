@@ -343,4 +343,7 @@ def test_a_check_is_judged_up_to_its_first_input_that_is_not_plain_data():
     assert checks["04_complexity_merge_indexed"].sources() == ()  # instrumented words: not sent, not judged
     train = checks["04_complexity_train_indexed"]
     assert 0 < len(train.sources()) < len(train.calls)  # the fixed cases, not the measured ones
-    assert literal((Counter({"a": 1}),)) is None and literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})"
+    assert literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})" and literal((object(),)) is None
+    sent = literal(([Counter({"a": 2}), Counter()],))
+    assert sent is not None and eval(sent) == ([Counter({"a": 2}), Counter()],)
+    assert [type(c) for c in eval(sent)[0]] == [Counter, Counter]

@@ -22,11 +22,13 @@ whole task whatever the kernel does to itself. In three steps:
    value, wrong type, raised ``X``, not plain data), never the expected value.
 
 What is not judged here: a call whose arguments are not plain data (a
-``Tokenizer``, the instrumented words of chapter 04, ``Counter``s; a small
-text file is sent as its text) cannot be sent, so the check is judged up to its first
+``Tokenizer``, the instrumented words of chapter 04; a small text file is
+sent as its text, a list of ``Counter``s as Counters) cannot be sent, so the check is judged up to its first
 such call and passes from there (the hidden cases still decide the score);
-the same when the check's calls stop matching the recorded ones. A check
-that times its function (none today) would time the stand-in.
+the same when the check's calls stop matching the recorded ones. What a
+check sees of its arguments after the call (``merge_counts`` must leave
+its Counters as they were) is not replayed: the stand-in changes nothing.
+A check that times its function (none today) would time the stand-in.
 
 >>> literal((("a", "b"), {("a", "b"): 1})), literal((b"x",)), literal((print,))
 ("(('a', 'b'), {('a', 'b'): 1})", "(b'x',)", None)
@@ -39,6 +41,7 @@ import contextlib
 import copy
 import io
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
@@ -115,11 +118,22 @@ def literal(args: tuple[Any, ...]) -> str | None:
             except (OSError, UnicodeDecodeError):
                 return None
             parts.append(f"check.text_file({str.__repr__(text)})")
-        elif (part := _plain(arg)) is not None:
+        elif (part := _counters(arg)) is not None:
             parts.append(part)
         else:
             return None
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+
+
+def _counters(value: Any) -> str | None:
+    """Plain data, where a ``Counter`` (of plain data, in a list) is rebuilt as one."""
+    if type(value) is Counter:
+        inside = _plain(dict(value))
+        return None if inside is None else f"__import__('collections').Counter({inside})"
+    if type(value) is list and any(type(item) is Counter for item in value):
+        items = [_counters(item) for item in value]
+        return None if None in items else f"[{', '.join(str(i) for i in items)}]"
+    return _plain(value)
 
 
 _CHECK_LINE = re.compile(r"^\s*check\.check_\w+\(\s*([A-Za-z_]\w*)\b")
