@@ -173,7 +173,8 @@ class _Grading:
         key = (assignment, forbid)
         if key not in self.views:
             folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
-            self.views[key] = view(self.roots[assignment], folder, forbid)[0]
+            answers = {p for task in self.tasks[assignment] for p in task.forbid}
+            self.views[key] = view(self.roots[assignment], folder, forbid, answers)[0]
         return self.views[key]
 
 

@@ -155,22 +155,28 @@ def _kernel_check(root: Path) -> str:
 
 
 def view(
-    roots: Iterable[Name], target: Path, stop: Iterable[str] = (), source_dir: Path | None = None
+    roots: Iterable[Name],
+    target: Path,
+    stop: Iterable[str] = (),
+    answers: Iterable[str] = (),
+    source_dir: Path | None = None,
 ) -> tuple[Path, set[Name]]:
     """Write the kernel's ``bpe_lab`` into ``target/bpe_lab``: the package with
     only what ``roots`` reach (not through ``stop``) keeping a body, and the
-    inert ``check``; return its folder and the defs kept."""
+    inert ``check``; return its folder and the defs kept. A stub of ``stop``
+    or of ``answers`` (the notebook's answers) says it is the task's to
+    write (``Delegated.own``), the others that the kernel does not have it."""
     source_dir = source_dir or package_dir()
     stop = tuple(stop)
     keep = reached(roots, stop, source_dir)
     copy = target / "bpe_lab"
     shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    stopped = set(stop)
+    own = set(stop) | set(answers)
     for file, stubs in stubbed(keep, stop, source_dir).items():
         out = copy / file.relative_to(source_dir)
-        answers = {q: p for q, p in stubs.items() if p in stopped}  # the task's own: Delegated says so
-        text = stub_source(file.read_text(encoding="utf-8"), answers) if answers else file.read_text(encoding="utf-8")
-        rest = {q: p for q, p in stubs.items() if q not in answers}
+        theirs = {q: p for q, p in stubs.items() if p in own}
+        text = stub_source(file.read_text(encoding="utf-8"), theirs) if theirs else file.read_text(encoding="utf-8")
+        rest = {q: p for q, p in stubs.items() if q not in theirs}
         out.write_text(stub_source(text, rest, own=False) if rest else text, encoding="utf-8")
     for module in index(source_dir).values():
         if not kernel_side(module.name):
