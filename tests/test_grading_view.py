@@ -277,7 +277,8 @@ def test_no_op_self_checks_do_not_open_the_gate_the_grader_runs_their_cases(dele
     textbook += "('new', 'est</w>'), ('low', '</w>'), ('w', 'i')]"
     assert result.message == (
         f"the self-check check.check_encode_word failed on case 1: encode_word('lowest', {textbook}) "
-        "returned a wrong value (run it in your notebook to see why)"
+        "returned a wrong value: join the learned pair with the lowest rank first, then look again "
+        "(run it in your notebook to see why)"
     )
     assert "'low', 'est</w>'" not in result.message  # the input, never the expected value
     assert delegated["03_encoding_decode"].points == 2
@@ -314,10 +315,16 @@ def test_the_solution_records_every_case_and_passes_its_replay(recorded):
 @pytest.mark.parametrize(
     ("result", "kind"),
     [
-        ({"error": "ValueError: no merges", "reached": []}, "raised ValueError"),
-        ({"unplain": "builtins.generator", "reached": []}, "returned a builtins.generator, not plain data"),
-        (_as_kernel(("low", "est</w>")), "returned a tuple: wrong type"),
-        (_as_kernel(["lowest</w>"]), "returned a wrong value"),
+        ({"error": "ValueError: no merges", "reached": []}, "raised ValueError"),  # not the learner's text
+        (
+            {"unplain": "builtins.generator", "reached": []},
+            "returned a builtins.generator, not plain data: return a list of symbols",
+        ),
+        (_as_kernel(("low", "est</w>")), "returned a tuple: wrong type: return a list of symbols"),
+        (
+            _as_kernel(["wider</w>"]),
+            "returned a wrong value: join the learned pair with the lowest rank first, then look again",
+        ),
     ],
 )
 def test_a_wrong_case_is_named_by_its_input_and_its_kind_of_mistake(recorded, result, kind):

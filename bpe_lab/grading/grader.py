@@ -231,10 +231,10 @@ def _scored(task: Task, outcome: Outcome | None, visible: Visible | None = None)
                 if path in task.forbid:
                     return zero(delegation_message(task.name, str(path), path in task.own))
     result = score(task, outcome)
-    if visible is not None and task.checked and result.points > 0:
+    if visible is not None and task.checked and outcome is not None and outcome.status == "ok":
         why = verdict(visible, shown)
-        if why:
-            return zero(why)
+        if why:  # the hidden cases' summary too: what the learner may know of them
+            return zero(short(f"{why}; {result.message}" if result.message else why, 700))
     return result
 
 

@@ -50,11 +50,11 @@ from typing import Any
 import nbformat
 
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
-from bpe_lab.grading.check.runner import CheckFailed, short
+from bpe_lab.grading.check.runner import CheckFailed
 from bpe_lab.grading.guard import Delegated
 from bpe_lab.grading.tasks import Task, nbgrader
 
-__all__ = ["Recorded", "Visible", "literal", "check_line", "record", "verdict"]
+__all__ = ["Recorded", "Visible", "literal", "check_line", "record", "verdict", "short_text"]
 
 
 @dataclass(frozen=True)
@@ -291,18 +291,28 @@ def verdict(visible: Visible, results: Any) -> str:
 
 
 def _failure(visible: Visible, results: list[Any], done: int, err: BaseException) -> str:
-    """The message for a failed visible check: its input and the kind of mistake."""
+    """The message for a failed visible check: its input, the kind of
+    mistake and the check's hint when that names no expected value."""
     name = visible.line.split("(")[0].strip()
-    if isinstance(err, CheckFailed) and (" calls bpe_lab." in str(err) or " reaches bpe_lab." in str(err)):
-        return short(f"the self-check {name}: {str(err).split(' (the grader')[0]}", 300)
+    text = str(err)
+    if isinstance(err, CheckFailed) and (" calls bpe_lab." in text or " reaches bpe_lab." in text):
+        return short_text(f"the self-check {name}: {text.split(' (the grader')[0]}", 300)
+    hint = err.hint if isinstance(err, CheckFailed) else ""
+    if isinstance(err, CheckFailed) and not hint and "is not written yet" in text:
+        hint = text
+    hint = f": {short_text(hint, 300)}" if hint else ""
     if done == 0:
-        return f"the self-check {name} failed before calling {visible.function} (run it in your notebook)"
+        return f"the self-check {name} failed before calling {visible.function}{hint} (run it in your notebook)"
     call, result = visible.calls[done - 1], results[done - 1]
-    shown = (call.args or "()")[1:-1].rstrip(",")
-    shown = shown if len(shown) <= 160 else shown[:157] + "..."
+    shown = short_text((call.args or "()")[1:-1].rstrip(","), 160)
     if isinstance(result, dict) and "repr" in result and same(_value(result), call.value):
-        return f"the self-check {name} failed after its cases ran (run it in your notebook to see why)"
+        return f"the self-check {name} failed after its cases ran{hint} (run it in your notebook to see why)"
     return (
-        f"the self-check {name} failed on case {done}: {visible.function}({shown}) {_kind(result, call)} "
+        f"the self-check {name} failed on case {done}: {visible.function}({shown}) {_kind(result, call)}{hint} "
         "(run it in your notebook to see why)"
     )
+
+
+def short_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with "..." at the end."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -41,6 +41,8 @@ from bpe_lab.grading.guard import Delegated, delegation_message, guard
 __all__ = [
     "SEED",
     "CheckFailed",
+    "Why",
+    "hint_of",
     "Verdict",
     "short",
     "call",
@@ -67,7 +69,11 @@ class CheckFailed(AssertionError):
     An AssertionError, so a failed check fails the notebook cell (and the
     graded task) like any failed ``assert``. In a notebook it shows as its
     one-line reason, without the traceback through bpe_lab that led to it.
+    ``hint``: what it says about the mistake without the expected value
+    ("" when nothing): the grader's feedback may show that much.
     """
+
+    hint = ""
 
     def _render_traceback_(self) -> list[str]:
         """What IPython shows instead of the traceback."""
@@ -115,9 +121,30 @@ def call(fn: Callable[..., Any], name: str, *args: Any, exercise: str | None = N
     return result
 
 
+class Why(str):
+    """A verdict's message whose ``hint`` is known apart from its "expected X, got Y"."""
+
+    hint = ""
+
+
+def hint_of(message: str) -> str:
+    """What ``message`` says about the mistake without the expected value:
+    a ``Why``'s hint, all of it when it names no expected value, else what
+    follows "got Y: " (when that names none either)."""
+    if isinstance(message, Why):
+        return message.hint
+    if "expected" not in message:
+        return message
+    tail = message.split(", got ", 1)[1] if ", got " in message else ""
+    tail = tail.split(": ", 1)[1] if ": " in tail else ""
+    return "" if "expected" in tail else tail
+
+
 def fail(case: str, message: str) -> NoReturn:
     """Raise the ``CheckFailed`` that names the wrong ``case`` and says why."""
-    raise CheckFailed(f"{case}: {message}")
+    err = CheckFailed(f"{case}: {message}")
+    err.hint = hint_of(message)
+    raise err
 
 
 def passed(name: str, cases: int) -> None:
@@ -185,7 +212,10 @@ def compare(
         expected = reference(*args)
         if same(got, expected):
             return None
-        return f"expected {expected_shown(expected)}, got {short(got, got_limit)}{hint(expected, got, *args)}"
+        said = hint(expected, got, *args)
+        why = Why(f"expected {expected_shown(expected)}, got {short(got, got_limit)}{said}")
+        why.hint = said.removeprefix(": ")
+        return why
 
     return verdict
 
