@@ -23,7 +23,8 @@ into the learner's exercises. In the order a submission meets them:
   kernel per submission under bubblewrap, with limits per process and one
   budget for all its processes, its processes reaped, its values read back
   as plain data;
-- ``judge``, ``grader``, ``report``, ``feedback``: scores and partial credit,
+- ``judge``, ``task_score``, ``grader``, ``report``, ``feedback``: scores
+  and partial credit (decided in the grader, never on the kernel's word),
   the gradebook and the feedback a learner may see; ``grade_command`` is
   ``bpe-lab grade``;
 - ``gradescope``: the autograder bundle for Gradescope (``bpe-lab gradescope``).

@@ -64,9 +64,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
@@ -78,9 +76,8 @@ import nbformat
 
 from bpe_lab.grading.assembly import Step, assemble, probe_only
 from bpe_lab.grading.cases import with_generated
-from bpe_lab.grading.guard import absent_message, delegation_message
 from bpe_lab.grading.jail import Confinement, confine, repository
-from bpe_lab.grading.judge import score, score_written, short
+from bpe_lab.grading.judge import score_written, short
 from bpe_lab.grading.kernel_package import notebook_roots, view
 from bpe_lab.grading.reach import Name
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
@@ -88,8 +85,9 @@ from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.stubs import package_dir
 from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
+from bpe_lab.grading.task_score import task_score
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
-from bpe_lab.grading.visible import Visible, record, verdict
+from bpe_lab.grading.visible import Visible, record
 
 __all__ = [
     "Limits",
@@ -196,7 +194,7 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
     steps = assemble(solution, nb, tasks)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
     checks = run.visible[sub.assignment]
-    report.tasks = [_scored(t, outcomes.get(t.grade_id), checks.get(t.grade_id)) for t in tasks]
+    report.tasks = [task_score(t, outcomes.get(t.grade_id), checks.get(t.grade_id)) for t in tasks]
     await _recheck(sub, nb, steps, tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
@@ -206,39 +204,6 @@ def _in_order(solution: nbformat.NotebookNode, results: list[TaskResult]) -> lis
     """Results in the order of their cells in the solution."""
     order = {str(c.get("metadata", {}).get("nbgrader", {}).get("grade_id")): i for i, c in enumerate(solution.cells)}
     return sorted(results, key=lambda r: order.get(r.grade_id, len(order)))
-
-
-def _scored(task: Task, outcome: Outcome | None, visible: Visible | None = None) -> TaskResult:
-    """``judge.score`` of the hidden calls; 0 when a call reached what the
-    kernel's package view does not have (its ``Delegated`` names it) or,
-    in the run with ``visible`` checks, when a call of theirs reached a
-    forbidden function (both the kernel's word, believed since they only
-    cost points), or when the grader's replay of the visible check fails
-    on the kernel's values."""
-    shown: Any = None
-    if visible is not None and task.checked and outcome is not None and outcome.status == "ok":
-        shown, *rest = outcome.results or [None]
-        outcome = Outcome(outcome.status, outcome.error, rest)
-    probes = ([shown] if shown is not None else []) + (outcome.results if outcome and outcome.status == "ok" else [])
-    zero = functools.partial(TaskResult, task.grade_id, 0, task.points, passed=0, cases=len(task.cases))
-    for probe in probes:
-        for case in probe if isinstance(probe, list) else []:
-            found = _ABSENT.match(str(case.get("error", ""))) if isinstance(case, dict) else None
-            if found:
-                return zero(absent_message(task.name, found.group(1)))
-            reached = case.get("reached") if isinstance(case, dict) and probe is shown else None
-            for path in reached if isinstance(reached, list) else []:
-                if path in task.forbid:
-                    return zero(delegation_message(task.name, str(path), path in task.own))
-    result = score(task, outcome)
-    if visible is not None and task.checked and outcome is not None and outcome.status == "ok":
-        why = verdict(visible, shown)
-        if why:  # the hidden cases' summary too: what the learner may know of them
-            return zero(short(f"{why}; {result.message}" if result.message else why, 700))
-    return result
-
-
-_ABSENT = re.compile(r"^Delegated: (bpe_lab\.\S+) is not available here: a grading kernel")
 
 
 async def _recheck(
@@ -256,7 +221,7 @@ async def _recheck(
         package = run.view(str(sub.assignment), forbid)
         outcomes, _ = await _run_in_tempdir(sub.path, nb, probe_only(steps, group), run, package)
         for task in group:
-            again, first = _scored(task, outcomes.get(task.grade_id)), report.tasks[scored[task.grade_id]]
+            again, first = task_score(task, outcomes.get(task.grade_id)), report.tasks[scored[task.grade_id]]
             if again.points < first.points:
                 again.message = short(_without_answers(again.message), 500)
                 report.tasks[scored[task.grade_id]] = again

@@ -43,6 +43,7 @@ __all__ = [
     "CheckFailed",
     "Why",
     "hint_of",
+    "not_written",
     "Verdict",
     "short",
     "call",
@@ -104,10 +105,7 @@ def call(fn: Callable[..., Any], name: str, *args: Any, exercise: str | None = N
     except Delegated:
         called = called or ["bpe_lab"]
     except NotImplementedError:
-        raise CheckFailed(
-            f"{name} is not written yet: replace `raise NotImplementedError()` in its cell with your code, "
-            "run that cell, then run this one again"
-        ) from None
+        raise CheckFailed(not_written(name)) from None
     except CheckFailed:
         raise
     except Exception as err:
@@ -138,6 +136,14 @@ def hint_of(message: str) -> str:
     tail = message.split(", got ", 1)[1] if ", got " in message else ""
     tail = tail.split(": ", 1)[1] if ": " in tail else ""
     return "" if "expected" in tail else tail
+
+
+def not_written(name: str) -> str:
+    """What a check says of a function that still raises ``NotImplementedError``."""
+    return (
+        f"{name} is not written yet: replace `raise NotImplementedError()` in its cell with your code, "
+        "run that cell, then run this one again"
+    )
 
 
 def fail(case: str, message: str) -> NoReturn:
