@@ -83,9 +83,9 @@ def test_a_task_whose_setup_uses_its_answer_loses_it_in_its_own_view_only():
     assert ("bpe_lab.bytelevel.byte_map", "bytes_to_unicode") not in reached(roots)  # nothing there needs it
 
 
-def _in_view(tmp_path: Path, name: str, code: str, forbid: tuple[str, ...] = ()) -> str:
+def _in_view(tmp_path: Path, name: str, code: str, forbid: tuple[str, ...] = (), real: tuple[str, ...] = ()) -> str:
     """Run ``code`` in a fresh interpreter whose only ``bpe_lab`` is the view."""
-    view(notebook_roots(NOTEBOOKS[name]), tmp_path, forbid)
+    view(notebook_roots(NOTEBOOKS[name]), tmp_path, forbid, real_checks=real)
     done = subprocess.run(
         [sys.executable, "-c", code],
         cwd=tmp_path,
@@ -139,6 +139,19 @@ def test_the_kernels_check_decides_nothing_and_keeps_the_helpers(tmp_path):
         str(han_cuts(lambda t: [t[:2], t[2:]], "今天天气")),  # the helper is the package's own
         "Delegated bpe_lab.grading.check.training.find_first_mistake",
     ]
+
+
+def test_a_check_whose_cases_cannot_be_sent_runs_for_real_in_the_first_run(tmp_path):
+    out = _in_view(
+        tmp_path,
+        "04_complexity",
+        "from bpe_lab.grading import check\n"
+        "print(check.check_pair_deltas(lambda *a: None))\n"
+        "try:\n    check.check_merge_indexed(lambda *a: None)\n"
+        "except check.CheckFailed as err:\n    print(type(err).__name__)\n",
+        real=("check_merge_indexed",),
+    )
+    assert out.split() == ["None", "CheckFailed"]
 
 
 def test_a_stopped_answer_says_it_is_the_tasks_own(tmp_path):

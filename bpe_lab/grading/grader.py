@@ -111,17 +111,30 @@ T = TypeVar("T")
 # ------------------------------------------------------------ running
 
 
+#: The key of a test's visible cell's outcome: ``VISIBLE + grade_id``.
+VISIBLE = "visible:"
+
+
 async def _execute(steps: list[Step], workdir: Path, limits: Limits, confinement: Confinement) -> dict[str, Outcome]:
-    """Run the steps in the sandbox; the outcome of each test by grade_id.
+    """Run the steps in the sandbox; the outcome of each test by grade_id
+    (and of its visible cell by ``VISIBLE + grade_id``).
 
     A failed test whose answer cell failed too says so: "NameError: name
     'train' is not defined" is clearer with the SyntaxError that caused it.
     """
-    cells = [Cell(step.source, replay=step.role != "test") for step in steps]
+    cells, order = [], []
+    for step in steps:
+        if step.visible:
+            cells.append(Cell(step.visible, replay=False))
+            order.append(Step("", "visible", step.grade_id))
+        cells.append(Cell(step.source, replay=step.role != "test"))
+        order.append(step)
     outcomes = await run_cells(cells, workdir, limits, confinement)
     results: dict[str, Outcome] = {}
     answer_error = ""
-    for step, outcome in zip(steps, outcomes):
+    for step, outcome in zip(order, outcomes):
+        if step.role == "visible":
+            results[VISIBLE + step.grade_id] = outcome
         if step.role == "answer" and outcome.status != "ok":
             answer_error = outcome.error[:300]
         if step.role == "test":
@@ -172,7 +185,8 @@ class _Grading:
         if key not in self.views:
             folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
             answers = {p for task in self.tasks[assignment] for p in task.forbid}
-            self.views[key] = view(self.roots[assignment], folder, forbid, answers)[0]
+            real = [] if forbid else [v.check for v in self.visible.get(assignment, {}).values() if v.partial]
+            self.views[key] = view(self.roots[assignment], folder, forbid, answers, real)[0]
         return self.views[key]
 
 
@@ -194,7 +208,10 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
     steps = assemble(solution, nb, tasks)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
     checks = run.visible[sub.assignment]
-    report.tasks = [task_score(t, outcomes.get(t.grade_id), checks.get(t.grade_id)) for t in tasks]
+    report.tasks = [
+        task_score(t, outcomes.get(t.grade_id), checks.get(t.grade_id), outcomes.get(VISIBLE + t.grade_id))
+        for t in tasks
+    ]
     await _recheck(sub, nb, steps, tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report

@@ -18,7 +18,12 @@ a copy of the package in which
   kernel's launcher, the probe's guard and writer) stay whole;
 - ``bpe_lab.grading.check`` is ``KERNEL_CHECK``: ``check_*`` that decide
   nothing (the grader runs their cases itself, ``visible``), an inert
-  ``HiddenCases``, and the chapter modules' helpers (kept if reached).
+  ``HiddenCases``, and the chapter modules' helpers (kept if reached). The
+  exceptions, in the first run only: a check whose cases cannot be sent as
+  plain data (chapter 04's instrumented words, chapter 07's ``Tokenizer``)
+  is the package's own, with what it reaches; its failure in the kernel
+  costs the task (the kernel's word, believed since it only costs points),
+  its success counts for nothing the grader did not see.
 
 The roots (``notebook_roots``) are what the solution's locked and demo
 cells name from ``bpe_lab`` (``from bpe_lab import train_bpe``,
@@ -83,14 +88,11 @@ from __future__ import annotations
 from typing import Any
 
 from bpe_lab.grading.check.hidden import MAX_REPR
+from bpe_lab.grading.check.runner import CheckFailed
 
 assert MAX_REPR == {MAX_REPR}
 
 {{imports}}
-
-
-class CheckFailed(AssertionError):
-    """Raised by no check here; kept so that ``except check.CheckFailed`` works."""
 
 
 class HiddenCases:
@@ -141,13 +143,17 @@ def _has_body(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bo
     return not (len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant))
 
 
-def _kernel_check(root: Path) -> str:
-    """The view's ``bpe_lab/grading/check/__init__.py``."""
+def _kernel_check(root: Path, real: Iterable[str] = ()) -> str:
+    """The view's ``bpe_lab/grading/check/__init__.py``; the self-checks in
+    ``real`` are the package's own."""
     modules = index(root)
     package = modules[_CHECK]
     imports, checks = [], []
+    real = set(real)
     for alias, (module, attr) in sorted(package.aliases.items()):
-        if alias.startswith("check_"):
+        if alias.startswith("check_") and alias in real:
+            imports.append(f"from {module} import {attr} as {alias}")
+        elif alias.startswith("check_"):
             checks.append(f"{alias} = _no_check")
         elif alias not in ("CheckFailed", "HiddenCases", "annotations") and attr:
             imports.append(f"from {module} import {attr} as {alias}")
@@ -159,16 +165,19 @@ def view(
     target: Path,
     stop: Iterable[str] = (),
     answers: Iterable[str] = (),
+    real_checks: Iterable[str] = (),
     source_dir: Path | None = None,
 ) -> tuple[Path, set[Name]]:
     """Write the kernel's ``bpe_lab`` into ``target/bpe_lab``: the package with
     only what ``roots`` reach (not through ``stop``) keeping a body, and the
     inert ``check``; return its folder and the defs kept. A stub of ``stop``
     or of ``answers`` (the notebook's answers) says it is the task's to
-    write (``Delegated.own``), the others that the kernel does not have it."""
+    write (``Delegated.own``), the others that the kernel does not have it.
+    ``real_checks``: self-checks (``check_X``) the kernel runs for real, with
+    what they reach: those whose cases the grader cannot send (``visible``)."""
     source_dir = source_dir or package_dir()
-    stop = tuple(stop)
-    keep = reached(roots, stop, source_dir)
+    stop, real_checks = tuple(stop), tuple(real_checks)
+    keep = reached({*roots, *((_CHECK, name) for name in real_checks)}, stop, source_dir)
     copy = target / "bpe_lab"
     shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     own = set(stop) | set(answers)
@@ -183,7 +192,8 @@ def view(
             message = f"{module.name} is not available in a grading kernel"
             text = _ABSENT.format(name=module.name, message=message)
             (copy / module.path.relative_to(source_dir)).write_text(text, encoding="utf-8")
-    (copy / "grading" / "check" / "__init__.py").write_text(_kernel_check(source_dir), encoding="utf-8")
+    kernel_check = _kernel_check(source_dir, real_checks)
+    (copy / "grading" / "check" / "__init__.py").write_text(kernel_check, encoding="utf-8")
     return copy, keep
 
 

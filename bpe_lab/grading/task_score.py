@@ -30,20 +30,27 @@ __all__ = ["task_score"]
 _ABSENT = re.compile(r"^Delegated: (bpe_lab\.\S+) is not available here: a grading kernel")
 
 
-def task_score(task: Task, outcome: Outcome | None, visible: Visible | None = None) -> TaskResult:
+def task_score(
+    task: Task, outcome: Outcome | None, visible: Visible | None = None, shown_by: Outcome | None = None
+) -> TaskResult:
     """``judge.score`` of the hidden calls; 0 when a call reached what the
     kernel's package view does not have (its ``Delegated`` names it) or,
     in the run with ``visible`` checks, when a call of theirs reached a
     forbidden function (both the kernel's word, believed since they only
     cost points), or when the grader's replay of the visible check fails
-    on the kernel's values; a task whose every hidden call raised
+    on the kernel's values (or its cell failed: a timeout, a crash); a task
+    whose every hidden call raised
     ``NotImplementedError`` says it is not written yet."""
     shown: Any = None
-    if visible is not None and task.checked and outcome is not None and outcome.status == "ok":
-        shown, *rest = outcome.results or [None]
-        outcome = Outcome(outcome.status, outcome.error, rest)
-    probes = ([shown] if shown is not None else []) + (outcome.results if outcome and outcome.status == "ok" else [])
+    judged = visible is not None and bool(task.checked)
     zero = functools.partial(TaskResult, task.grade_id, 0, task.points, passed=0, cases=len(task.cases))
+    if judged and (shown_by is None or shown_by.status != "ok"):
+        why = "were not run" if shown_by is None else short(shown_by.error, 300)
+        summary = score(task, outcome).message
+        return zero(short(f"the self-check's cases: {why}" + (f"; {summary}" if summary else ""), 700))
+    if judged and shown_by is not None:
+        shown = shown_by.results[0] if len(shown_by.results) == 1 else None
+    probes = ([shown] if shown is not None else []) + (outcome.results if outcome and outcome.status == "ok" else [])
     for probe in probes:
         for case in probe if isinstance(probe, list) else []:
             found = _ABSENT.match(str(case.get("error", ""))) if isinstance(case, dict) else None
@@ -54,7 +61,7 @@ def task_score(task: Task, outcome: Outcome | None, visible: Visible | None = No
                 if path in task.forbid:
                     return zero(delegation_message(task.name, str(path), path in task.own))
     result = score(task, outcome)
-    if visible is not None and task.checked and outcome is not None and outcome.status == "ok":
+    if judged and visible is not None and outcome is not None and outcome.status == "ok":
         why = verdict(visible, shown)
         if why:  # the hidden cases' summary too: what the learner may know of them
             return zero(short(f"{why}; {result.message}" if result.message else why, 700))

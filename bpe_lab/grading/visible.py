@@ -79,6 +79,16 @@ class Visible:
     namespace: dict[str, Any]
     calls: list[Recorded] = field(default_factory=list)
 
+    @property
+    def partial(self) -> bool:
+        """Whether some of its calls cannot be sent (then the kernel runs the real check too)."""
+        return len(self.sources()) < len(self.calls)
+
+    @property
+    def check(self) -> str:
+        """The self-check's name: ``check_X``."""
+        return self.line.split("(")[0].strip().removeprefix("check.")
+
     def sources(self) -> tuple[str, ...]:
         """The kernel's probe cases: one per call up to the first that is not plain."""
         found = []
