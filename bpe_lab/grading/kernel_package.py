@@ -43,7 +43,6 @@ from pathlib import Path
 
 import nbformat
 
-from bpe_lab.grading.check.hidden import MAX_REPR
 from bpe_lab.grading.reach import (
     WHOLE,
     Name,
@@ -74,7 +73,7 @@ HELPERS: tuple[Name, ...] = (
 )
 
 #: What ``from bpe_lab.grading import check`` gives a grading kernel.
-KERNEL_CHECK = f'''"""The self-checks as a grading kernel sees them: they decide nothing.
+KERNEL_CHECK = '''"""The self-checks as a grading kernel sees them: they decide nothing.
 
 In a grading kernel the ``check_*`` functions do nothing: bpe-lab's grader
 runs their cases itself, calling the learner's function in this kernel
@@ -87,12 +86,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bpe_lab.grading.check.hidden import MAX_REPR
 from bpe_lab.grading.check.runner import CheckFailed
 
-assert MAX_REPR == {MAX_REPR}
-
-{{imports}}
+{imports}
 
 
 class HiddenCases:
@@ -112,7 +108,7 @@ def _no_check(*args: Any, **kwargs: Any) -> None:
     return None
 
 
-{{checks}}
+{checks}
 '''
 
 
