@@ -133,14 +133,13 @@ async def _execute(steps: list[Step], workdir: Path, limits: Limits, confinement
     results: dict[str, Outcome] = {}
     answer_error = ""
     for step, outcome in zip(order, outcomes):
-        if step.role == "visible":
-            results[VISIBLE + step.grade_id] = outcome
         if step.role == "answer" and outcome.status != "ok":
             answer_error = outcome.error[:300]
-        if step.role == "test":
+        if step.role in ("visible", "test"):
             if outcome.status != "ok" and answer_error and outcome.status != "not run":
                 outcome.error += f" (an earlier cell failed: {answer_error})"
-            results[step.grade_id] = outcome
+            results[(VISIBLE if step.role == "visible" else "") + step.grade_id] = outcome
+        if step.role == "test":
             answer_error = ""
     return results
 

@@ -45,9 +45,9 @@ def task_score(
     judged = visible is not None and bool(task.checked)
     zero = functools.partial(TaskResult, task.grade_id, 0, task.points, passed=0, cases=len(task.cases))
     if judged and (shown_by is None or shown_by.status != "ok"):
-        why = "were not run" if shown_by is None else short(shown_by.error, 300)
+        why = "were not run" if shown_by is None else short(shown_by.error, 500)
         summary = score(task, outcome).message
-        return zero(short(f"the self-check's cases: {why}" + (f"; {summary}" if summary else ""), 700))
+        return zero(short(f"the self-check's cases: {why}" + (f"; {summary}" if summary else ""), 800))
     if judged and shown_by is not None:
         shown = shown_by.results[0] if len(shown_by.results) == 1 else None
     probes = ([shown] if shown is not None else []) + (outcome.results if outcome and outcome.status == "ok" else [])
