@@ -82,3 +82,15 @@ def grade_solution_exercise_and(folder: Path, name: str, answers: Mapping[str, s
         nbformat.write(nb, paths[-1])
     graded = grade(paths, solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2)
     return dict(zip(notebooks, graded))
+
+
+def grade_notebooks(folder: Path, notebooks: Mapping[str, nbformat.NotebookNode]) -> dict[str, Report]:
+    """``{assignment: notebook}`` graded in one run (two workers), as
+    ``folder/ASSIGNMENT/ASSIGNMENT.ipynb``, by assignment."""
+    paths = []
+    for name, nb in notebooks.items():
+        paths.append(folder / name / f"{name}.ipynb")
+        paths[-1].parent.mkdir()
+        nbformat.write(nb, paths[-1])
+    graded = grade(paths, solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2)
+    return dict(zip(notebooks, graded))

@@ -17,7 +17,6 @@ import pytest
 from bpe_lab.grading import check
 from bpe_lab.grading.check.hidden import MAX_REPR, HiddenCases, same
 from bpe_lab.grading.judge import judge
-from bpe_lab.grading.probe import MAX_REPR as PROBE_MAX_REPR
 from bpe_lab.grading.probe import probe_source
 from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN
 from bpe_lab.grading.sandbox import RESULT_MIME
@@ -158,8 +157,21 @@ def test_a_case_is_right_exactly_when_the_grader_says_so(key, monkeypatch):
     assert hidden.passed == _grader_passes(value, expected, monkeypatch)
 
 
-def test_the_battery_has_both_verdicts_and_the_limits_agree(monkeypatch):
-    assert MAX_REPR == PROBE_MAX_REPR
+def test_the_judge_believes_no_longer_text_than_the_probe_sends(monkeypatch):
+    """The probe sends a value of exactly MAX_REPR characters and not one
+    more ("just short enough" / "just too long" above); a report one
+    character longer can only be forged, and the judge refuses it unread."""
+    value = "y" * (MAX_REPR - 1)
+    task = Task("t", 1.0, "", (HiddenCase("returned", value),), "f")
+    passed, message = judge(task, [[{"repr": repr(value), "reached": []}]])
+    assert passed == 0 and f"more than a value may have ({MAX_REPR})" in message
+    published = []
+    monkeypatch.setattr(IPython.display, "publish_display_data", lambda data: published.append(data[RESULT_MIME]))
+    exec(probe_source(["returned"], []), {"returned": value})
+    assert published == [[{"too_large": MAX_REPR + 1, "reached": []}]]
+
+
+def test_the_battery_has_both_verdicts(monkeypatch):
     verdicts = {key: _grader_passes(*VALUES[key], monkeypatch) for key in VALUES}
     assert any(verdicts.values()) and not all(verdicts.values())
     assert same([1, (2, "a")], [1, (2, "a")]) and not same([True], [1])

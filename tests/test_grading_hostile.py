@@ -143,7 +143,7 @@ HOSTILE = {
         "def encode_word(word, merges):\n    return Shy()",
         0,
         2,
-        "RuntimeError: no",  # the visible check could not print it; the probe never calls it
+        "Shy, not plain data",  # the grader's replay of the visible check never calls its repr, nor the probe
     ),
     "repr_raises_past_a_silenced_check": (
         NO_CHECK + "class Shy:\n    def __repr__(self):\n        raise RuntimeError('no')\n"

@@ -2,17 +2,23 @@
 
 For every graded task of every solution notebook a delegating answer is
 generated (its solution region replaced by a call to the matching package
-function), through each route a learner might take: a direct import, an
-alias, ``importlib``, ``getattr``, ``sys.modules`` and a reference captured
-in an earlier cell. Every one scores 0 on its task with the function named;
-the other tasks and the solutions keep full marks. Submissions that undo
-the guard in their own kernel (restore ``__code__``, copy the function,
-re-execute the module's source, reload it) still score 0: the second run
-has no answer to find. One grading run (two kernels at a time) serves all.
+function). In-process, every forbidden function of every task is read in
+the package view its task is checked again in (``kernel_package``): it has
+no body there. In real kernels, a covering set: the direct route in every
+chapter, and every route a learner might take (a direct import, an alias,
+``importlib``, ``getattr``, ``sys.modules``, a reference captured in an
+earlier cell) in chapters 02 and 05; each scores 0 on its task with the
+function named (or, where the kernel's package has no such class at all,
+its constructor); the other tasks and the solutions keep full marks.
+Submissions that undo the guard in their own kernel (restore ``__code__``,
+copy the function, re-execute the module's source, reload it) still score
+0: the second run has no answer to find. One grading run (two kernels at a
+time) serves all.
 """
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +32,7 @@ from bpe_lab.grading.answers import ANSWERS, CHAPTERS
 from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.grader import Limits, grade, load_tasks
 from bpe_lab.grading.guard import Delegated, canonical, guard
+from bpe_lab.grading.kernel_package import notebook_roots, view
 from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
 from bpe_lab.grading.stubs import stub_package
 
@@ -96,6 +103,10 @@ NAMED = {
 }
 
 ROUTES = ("import", "alias", "importlib", "getattr", "sys_modules", "captured")
+#: (route, notebook) run in real kernels: the direct route everywhere, every route in two chapters
+MATRIX = [(r, n) for n in NAMES for r in ROUTES if r == "import" or n in ("02_training", "05_bytelevel")]
+#: delegations that construct a class first: where the kernel's package lacks it, its constructor is reached
+CLASSES = {gid: f"{module}.{attr}" for gid, (module, attr, _) in DELEGATIONS.items() if attr[0].isupper()}
 
 
 def _route(route: str, module: str, attr: str, key: str) -> tuple[str, str, str]:
@@ -214,8 +225,8 @@ def graded(tmp_path_factory):
 
     for name in NAMES:
         add(("solution", name), _solution(name), name)
-        for route in ROUTES:
-            add((route, name), _delegating(name, route), name)
+    for route, name in MATRIX:
+        add((route, name), _delegating(name, route), name)
     for key, (earlier, answer) in UNDOING.items():
         add((key, "02_training"), _replace_answer("02_training", COUNT, answer, earlier), "02_training")
     reports = grade(list(files.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
@@ -242,14 +253,15 @@ def test_solutions_keep_full_marks(graded, name):
     assert report.total + report.pending == report.max_total > 0, report.tasks
 
 
-@pytest.mark.parametrize("route", ROUTES)
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(("route", "name"), MATRIX)
 def test_a_delegating_answer_scores_zero_and_names_the_function(graded, name, route):
     report = graded[(route, name)]
     for gid in (g for g in DELEGATIONS if g.startswith(name)):
         task = _task(report, gid)
         assert task.points == 0, (gid, route, task)
-        assert NAMED[gid] in task.message and "asks you to write" in task.message, (gid, route, task.message)
+        named = NAMED[gid] in task.message and "asks you to write" in task.message
+        constructed = gid in CLASSES and f"{CLASSES[gid]}.__init__" in task.message and "does not have" in task.message
+        assert named or constructed, (gid, route, task.message)
     if name == "04_complexity":  # merge_and_update calls the learner's pair_deltas, which delegates
         task = _task(report, "04_complexity_merge_and_update")
         assert task.points == 0 and "recount_deltas" in task.message and "another task" in task.message, task
@@ -345,6 +357,28 @@ def test_the_stubbed_package_has_no_answer_to_find(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["Delegated", "Delegated", "('ab',)"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_forbidden_function_has_no_body_where_its_task_is_checked_again(tmp_path, name):
+    """Read, not imported: in the view of each forbidden set, every function
+    of the set is one ``raise Delegated(ITS PATH)`` (a docstring aside)."""
+    solution = _solution(name)
+    roots = notebook_roots(solution)
+    for number, forbid in enumerate(sorted({t.forbid for t in load_tasks(solution)})):
+        folder = view(roots, tmp_path / str(number), forbid)[0]
+        for path in forbid:
+            module, qualname = path, []
+            while not (folder.parent / (module.replace(".", "/") + ".py")).exists():
+                module, last = module.rsplit(".", 1)
+                qualname.insert(0, last)
+            tree = ast.parse((folder.parent / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+            node: ast.AST = tree
+            for part in qualname:
+                node = next(n for n in node.body if getattr(n, "name", None) == part)  # type: ignore[attr-defined]
+            body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            assert len(body) == 1 and isinstance(body[0], ast.Raise), (path, ast.unparse(node)[:300])
+            assert f"Delegated({path!r})" in ast.unparse(body[0]), path
 
 
 def test_a_generator_is_trapped_by_a_generator_of_its_own_kind():

@@ -27,6 +27,7 @@ import pytest
 
 from bpe_lab.grading import cases
 from bpe_lab.grading.grader import grade
+from bpe_lab.grading.release import release_notebook
 from bpe_lab.grading.tasks import Task, load_tasks
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the test extra: pip install -e '.[test]'")
@@ -59,7 +60,8 @@ for name in names:
     if not result["success"]:
         failures[name] = result["log"][-3000:]
         continue
-    for student, given in (("solver", "source"), ("untouched", "release"), ("partial", "partial")):
+    students = (("solver", "source"), ("untouched", "release"), ("partial", "partial"), ("cheater", "cheat"))
+    for student, given in students:
         notebook = root / given
         if not (notebook / name / f"{name}.ipynb").exists():
             continue
@@ -72,7 +74,7 @@ for name in names:
 grades = {}
 with Gradebook(f"sqlite:///{root}/gradebook.db") as gradebook:
     for name in names:
-        for student in ("solver", "untouched", "partial"):
+        for student in ("solver", "untouched", "partial", "cheater"):
             try:
                 nb = gradebook.find_submission_notebook(name, name, student)
             except Exception:
@@ -129,6 +131,26 @@ def partial_paths(tmp_path_factory) -> dict[str, Path]:
     return paths
 
 
+#: Finding 10 of issue 18: one unlocked cell that makes the self-checks
+#: no-ops and every hidden block score full points, in the released 02
+#: (every answer still ``raise NotImplementedError()``).
+CHEAT = """
+from bpe_lab.grading import check
+for name in dir(check):
+    if name.startswith("check_"):
+        setattr(check, name, lambda *args, **kwargs: None)
+check.HiddenCases.score = lambda self: float(self.points)
+"""
+CHEATED = "02_training"
+_TASKS = ("count_pairs", "merge_pair", "train", "first_mistake")  # its autograded tasks; the written answer is 0
+
+
+def cheating_submission() -> nbformat.NotebookNode:
+    nb = release_notebook(nbformat.read(SOLUTIONS / f"{CHEATED}.ipynb", as_version=4), CHEATED)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(CHEAT))
+    return nb
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory, partial_paths):
     root = tmp_path_factory.mktemp("nbgrader_course")
@@ -139,6 +161,8 @@ def course(tmp_path_factory, partial_paths):
     for name, path in partial_paths.items():
         (root / "partial" / name).mkdir(parents=True)
         (root / "partial" / name / f"{name}.ipynb").write_bytes(path.read_bytes())
+    (root / "cheat" / CHEATED).mkdir(parents=True)
+    nbformat.write(cheating_submission(), root / "cheat" / CHEATED / f"{CHEATED}.ipynb")
     env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     done = subprocess.run(
         [sys.executable, "-c", COURSE, str(root), *NAMES],
@@ -150,12 +174,15 @@ def course(tmp_path_factory, partial_paths):
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    graded = json.loads(done.stdout.strip().splitlines()[-1])
+    graded["root"] = str(root)
+    return graded
 
 
 def test_nbgrader_generates_and_autogrades_every_solution_notebook(course):
     assert course["failures"] == {}
     wanted = [f"{n}/{s}" for n in NAMES for s in ("solver", "untouched")] + [f"{n}/partial" for n in PARTIAL]
+    wanted.append(f"{CHEATED}/cheater")
     assert sorted(course["grades"]) == sorted(wanted)
 
 
@@ -195,3 +222,24 @@ def test_bpe_lab_grader_gives_the_same_scores_as_nbgrader_on_the_fixed_cases(cou
         assert ours == _autograded(course["grades"][f"{name}/partial"]), report.tasks
         result = next(t for t in report.tasks if t.grade_id == grade_id)
         assert (result.passed, result.cases) == (right, len(_task(name, grade_id).cases)), result
+
+
+def test_under_nbgrader_the_score_is_the_kernels_word_bpe_lab_grade_regrades_the_same_tree(course, tmp_path):
+    """nbgrader takes a test cell's value as its score and runs the checks in
+    the learner's own kernel, so one cell that patches ``check`` gets full
+    marks with no answer written: nbgrader's design, the README says so.
+    ``bpe-lab grade`` on the same ``submitted/`` tree judges in the grader
+    process and gives it 0."""
+    tasks = load_tasks(nbformat.read(SOLUTIONS / f"{CHEATED}.ipynb", as_version=4))
+    fooled = {g: s for g, s in _autograded(course["grades"][f"{CHEATED}/cheater"]).items() if g.endswith(_TASKS)}
+    assert fooled == {t.grade_id: t.points for t in tasks} and sum(fooled.values()) == 9  # the limit, documented
+    given = Path(course["root"]) / "submitted" / "cheater" / CHEATED / f"{CHEATED}.ipynb"
+    copied = tmp_path / "submitted" / "cheater" / CHEATED / given.name  # that student's part of the tree, as it is
+    copied.parent.mkdir(parents=True)
+    copied.write_bytes(given.read_bytes())
+    (report,) = grade([tmp_path / "submitted"], solutions_dir=SOLUTIONS, workers=1)
+    assert (report.student, report.assignment) == ("cheater", CHEATED)
+    ids = {t.grade_id for t in tasks}
+    assert set(fooled) == ids
+    assert {t.grade_id: t.points for t in report.tasks if t.grade_id in ids} == dict.fromkeys(ids, 0)
+    assert report.total == 0 and all("NotImplementedError" in t.message for t in report.tasks if t.grade_id in ids)

@@ -14,14 +14,17 @@ into the learner's exercises. In the order a submission meets them:
   of a solution, their fixed hidden tests (``check.hidden`` scores them
   under real nbgrader) and the cases generated per student;
 - ``assembly``: a submission's cells with the solution's locked ones;
-- ``answers``, ``guard``, ``stubs``: the package functions a task may not
-  call, the trap that catches a call, and the copy of ``bpe_lab`` without
-  them for the second run;
+- ``answers``, ``guard``, ``stubs``, ``reach``, ``kernel_package``: the
+  package functions a task may not call, the trap that catches a call, and
+  the ``bpe_lab`` a grading kernel imports (only what its notebook's setup
+  reaches has a body; without the task's answers for the second run);
+- ``visible``: the visible self-check's cases, decided in the grader;
 - ``sandbox``, ``jail``, ``launch``, ``budget``, ``reaper``, ``probe``: a
   kernel per submission under bubblewrap, with limits per process and one
   budget for all its processes, its processes reaped, its values read back
   as plain data;
-- ``judge``, ``grader``, ``report``, ``feedback``: scores and partial credit,
+- ``judge``, ``task_score``, ``grader``, ``report``, ``feedback``: scores
+  and partial credit (decided in the grader, never on the kernel's word),
   the gradebook and the feedback a learner may see; ``grade_command`` is
   ``bpe-lab grade``;
 - ``gradescope``: the autograder bundle for Gradescope (``bpe-lab gradescope``).

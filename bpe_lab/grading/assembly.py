@@ -6,7 +6,8 @@ that the grader only has to run the result and score it. ``assemble`` takes
 the submission's cells in its order, but every locked cell (setup and
 tests) from the solution, matched by nbgrader ``grade_id``: a submission
 cannot edit, delete or reorder them away. A test cell runs the task's
-visible checks, then its hidden calls through ``probe``.
+visible checks, the calls of them the grader judges (``visible``), then
+its hidden calls, each through ``probe``.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ __all__ = ["Step", "assemble", "probe_only"]
 @dataclass(frozen=True)
 class Step:
     """One code cell to run: ``role`` is setup (locked, from the solution),
-    answer (the learner's solution cell), student (any other cell) or test."""
+    answer (the learner's solution cell), student (any other cell) or test.
+    ``visible``: a test's cell run just before it, with the calls of its
+    visible check that the grader judges (``Task.checked``), so that they
+    have a time limit of their own."""
 
     source: str
     role: str
     grade_id: str = ""
+    visible: str = ""
 
 
 def _probe(task: Task) -> str:
@@ -37,9 +42,14 @@ def _probe(task: Task) -> str:
     return probe_source([case.call for case in task.cases], task.forbid)
 
 
-def _test_source(task: Task) -> str:
-    """The visible checks, then the hidden calls."""
-    return task.visible + "\n" + _probe(task) if task.cases else task.visible
+def _test_step(task: Task) -> Step:
+    """The visible checks (in a grading kernel they decide nothing) and the
+    calls the grader makes of them (``Task.checked``), in a cell before the
+    hidden calls' (each call one probe result)."""
+    if task.checked:
+        visible = task.visible + "\n" + probe_source(list(task.checked), task.forbid)
+        return Step(_probe(task) if task.cases else "", "test", task.grade_id, visible)
+    return Step(task.visible + "\n" + _probe(task) if task.cases else task.visible, "test", task.grade_id)
 
 
 def probe_only(steps: list[Step], tasks: list[Task]) -> list[Step]:
@@ -114,7 +124,7 @@ def _answers_before(solution: nbformat.NotebookNode, answers: set[str]) -> dict[
 
 def _locked_step(gid: str, locked: Locked, tasks: dict[str, Task]) -> Step:
     if gid in tasks:
-        return Step(_test_source(tasks[gid]), "test", gid)
+        return _test_step(tasks[gid])
     return Step(locked[gid].source, "setup", gid)
 
 

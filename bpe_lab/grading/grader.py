@@ -8,7 +8,7 @@ judging it. What a submission can and cannot do, and why:
   the notebook, with memory and time limits (see ``sandbox``). A loop that
   never ends, ``sys.exit()``, a crash, deleted files or megabytes of output
   cost that submission its points and nothing else. Every folder of a run
-  (the kernels', the stubbed copies) lies in one folder of the grader's
+  (the kernels', their package views) lies in one folder of the grader's
   under ``$TMPDIR/bpe-lab-grader-UID/`` (``check.scratch``), removed at the
   end, and by the next run if this one was killed.
 - Test cells always come from ``solutions/`` (see ``assembly.assemble``).
@@ -20,29 +20,31 @@ judging it. What a submission can and cannot do, and why:
   the kernel, receives the value's ``repr`` as data, and compares it with
   LITERAL *in the grader process*. Passing requires producing the right values.
 - It may not produce them by calling the package's own answer (``answers``;
-  ``bpe_lab.train_bpe`` for ``train``). Two runs make sure of it:
+  ``bpe_lab.train_bpe`` for ``train``), nor anything else that computes
+  it. The kernel never has the package: it imports an allow-listed view of
+  it (``kernel_package``), in which only what the notebook's own cells and
+  its tests' ``allow`` metadata reach keeps its code; every other function
+  raises ``Delegated`` naming itself, and the instructor's modules are not
+  importable. Two runs:
 
-  1. The first run takes them away in the kernel (``guard`` swaps the code
-     of every forbidden function for a trap, for each hidden call, so every
-     alias, ``importlib``, ``getattr`` and ``sys.modules`` route and every
-     earlier-captured reference falls into it). A trap that fires costs the
+  1. In the first, ``guard`` also traps the task's own answers for each
+     hidden call (they may be reached by the setup), so a call costs the
      task its points, with the message naming the function. This is the
      kernel's word, so it is only believed when it *costs* points.
-  2. A kernel that un-patches the trap (it kept ``__code__`` from an earlier
-     cell), hides its record or forges its report could still return the
-     right values. So every task that passed is run again in a fresh kernel
-     and a fresh folder, where ``bpe_lab`` is a copy whose forbidden
-     functions have no body (``stubs``), the original and its bytecode out
-     of sight (``jail``), with only the hidden calls (the visible checks
-     need the answers). What the first run saved or learned cannot reach
-     the second: no network, no shared folder. The task keeps its points
-     only if the second run's values are right too; a kernel that never
-     had the answer cannot return it, whatever it does to itself.
+  2. A kernel that un-patches the trap, hides its record or forges its
+     report could still return the right values. So every task that passed
+     is run again in a fresh kernel and folder whose view has no body for
+     the task's answers nor for what only they reach, with only the hidden
+     calls. The task keeps its points only if the second run's values are
+     right too; a kernel that never had the answer cannot return it.
 
-  Why not a nonce or a "was it called" flag? Both are the kernel's word
-  again: code running in the kernel can read the nonce from the probe and
-  report whatever it likes. Only values the grader checks, computed where
-  the answer does not exist, cannot be forged.
+  The visible self-check is decided here too (``visible``, ``task_score``):
+  its calls, recorded once on the solution, are sent to the kernel as cases
+  and the real check judges the values that come back, in this process; in
+  the kernel ``check.check_*`` decide nothing.
+  Why not a "was it called" flag? It is the kernel's word again: only
+  values the grader checks, computed where the answer does not exist,
+  cannot be forged.
 - The kernels run in bubblewrap (``jail``), as nobody with no capability,
   seeing only the interpreter, the allowed libraries, ``bpe_lab`` and their
   own folder (the only one they write), with no network and none of the
@@ -51,7 +53,8 @@ judging it. What a submission can and cannot do, and why:
   sandbox (and a determined submission could read the answers from disk).
 
 - Hidden cases cannot be memorised: besides the solution's fixed ones,
-  each task gets cases generated for this student (``cases``), whose
+  each task gets cases generated for this submission (``cases``: seeded by
+  the salt, the student, the task and the notebook's nonce), whose
   expected values exist only here. A task earns its points times the
   fraction of its cases right (``judge``). Written answers (nbgrader's
   manually graded cells) are never scored here: the report carries the
@@ -67,6 +70,7 @@ use are importable from here too.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -81,13 +85,17 @@ from bpe_lab.grading.assembly import Step, assemble, probe_only
 from bpe_lab.grading.cases import submission_nonce, with_generated
 from bpe_lab.grading.check.scratch import process_folder, release
 from bpe_lab.grading.jail import Confinement, confine, repository
-from bpe_lab.grading.judge import generated_calls, score, score_written, short
+from bpe_lab.grading.judge import generated_calls, score_written, short
+from bpe_lab.grading.kernel_package import notebook_roots, view
+from bpe_lab.grading.reach import Name
 from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
 from bpe_lab.grading.roster import Submission, collect
 from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
-from bpe_lab.grading.stubs import package_dir, stub_package
+from bpe_lab.grading.stubs import package_dir
 from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
+from bpe_lab.grading.task_score import task_score
 from bpe_lab.grading.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
+from bpe_lab.grading.visible import Visible, record
 
 __all__ = [
     "Limits",
@@ -111,23 +119,35 @@ T = TypeVar("T")
 # ------------------------------------------------------------ running
 
 
+#: The key of a test's visible cell's outcome: ``VISIBLE + grade_id``.
+VISIBLE = "visible:"
+
+
 async def _execute(steps: list[Step], workdir: Path, limits: Limits, confinement: Confinement) -> dict[str, Outcome]:
-    """Run the steps in the sandbox; the outcome of each test by grade_id.
+    """Run the steps in the sandbox; the outcome of each test by grade_id
+    (and of its visible cell by ``VISIBLE + grade_id``).
 
     A failed test whose answer cell failed too says so: "NameError: name
     'train' is not defined" is clearer with the SyntaxError that caused it.
     """
-    cells = [Cell(step.source, replay=step.role != "test", results=step.role == "test") for step in steps]
+    cells, order = [], []
+    for step in steps:
+        if step.visible:
+            cells.append(Cell(step.visible, replay=False, results=True))
+            order.append(Step("", "visible", step.grade_id))
+        cells.append(Cell(step.source, replay=step.role != "test", results=step.role == "test"))
+        order.append(step)
     outcomes = await run_cells(cells, workdir, limits, confinement)
     results: dict[str, Outcome] = {}
     answer_error = ""
-    for step, outcome in zip(steps, outcomes):
+    for step, outcome in zip(order, outcomes):
         if step.role == "answer" and outcome.status != "ok":
             answer_error = outcome.error[:300]
-        if step.role == "test":
+        if step.role in ("visible", "test"):
             if outcome.status != "ok" and answer_error and outcome.status != "not run":
                 outcome.error += f" (an earlier cell failed: {answer_error})"
-            results[step.grade_id] = outcome
+            results[(VISIBLE if step.role == "visible" else "") + step.grade_id] = outcome
+        if step.role == "test":
             answer_error = ""
     return results
 
@@ -138,26 +158,44 @@ class _Grading:
 
     solutions: dict[str, nbformat.NotebookNode]
     solutions_dir: Path
-    scratch: Path  # the run's temporary folder (stubbed package copies, each kernel's folder): see check.scratch
+    scratch: Path  # the run's temporary folder (the kernels' package views, each kernel's folder): see check.scratch
     limits: Limits
     sandbox: bool | None
     salt: str = ""
     hide: tuple[Path, ...] = ()
     nonces: dict[tuple[str, str], str] = field(default_factory=dict)  # recorded ones, for a re-grade
-    stubs: dict[tuple[str, ...], Path] = field(default_factory=dict)
+    views: dict[tuple[str, tuple[str, ...]], Path] = field(default_factory=dict)
+    visible: dict[str, dict[str, Visible]] = field(default_factory=dict)
+    roots: dict[str, set[Name]] = field(default_factory=dict)
     tasks: dict[str, list[Task]] = field(default_factory=dict)
     written: dict[str, list[Written]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name, solution in self.solutions.items():
             self.tasks[name], self.written[name] = load_tasks(solution), load_written(solution)
+            self.roots[name] = notebook_roots(solution)
 
-    def stubbed(self, forbid: tuple[str, ...]) -> Path:
-        """The package copy without ``forbid``'s bodies (made once per set)."""
-        if forbid not in self.stubs:
-            folder = Path(tempfile.mkdtemp(prefix="stubs-", dir=self.scratch))
-            self.stubs[forbid] = stub_package(forbid, folder)
-        return self.stubs[forbid]
+    def prepared(self, assignment: str) -> list[Task]:
+        """The assignment's tasks with the calls of their visible checks
+        (recorded on the solution once, in this process: ``visible``)."""
+        if assignment not in self.visible:
+            self.visible[assignment] = record(self.solutions[assignment], self.tasks[assignment])
+            self.tasks[assignment] = [
+                dataclasses.replace(t, checked=v.sources()) if (v := self.visible[assignment].get(t.grade_id)) else t
+                for t in self.tasks[assignment]
+            ]
+        return self.tasks[assignment]
+
+    def view(self, assignment: str, forbid: tuple[str, ...] = ()) -> Path:
+        """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
+        notebook uses, without ``forbid`` (``kernel_package``; made once)."""
+        key = (assignment, forbid)
+        if key not in self.views:
+            folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
+            answers = {p for task in self.tasks[assignment] for p in task.forbid}
+            real = [] if forbid else [v.check for v in self.visible.get(assignment, {}).values() if v.partial]
+            self.views[key] = view(self.roots[assignment], folder, forbid, answers, real)[0]
+        return self.views[key]
 
 
 async def _grade_one(sub: Submission, run: _Grading) -> Report:
@@ -171,17 +209,21 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         report.nonce = run.nonces.get((sub.student, sub.assignment)) or submission_nonce(sub.path)
         nb = read_submission(sub.path)
     except (OSError, ValueError) as err:
-        tasks = run.tasks[sub.assignment]
+        tasks = run.prepared(sub.assignment)
         report.error = str(err)
         lost = [TaskResult(t.grade_id, 0, t.points, str(err), cases=len(t.cases)) for t in tasks]
         report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, str(err)) for w in written])
         return report
-    tasks = with_generated(run.tasks[sub.assignment], sub.student, run.salt, report.nonce)
+    tasks = with_generated(run.prepared(sub.assignment), sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
-    outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, None)
+    outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
+    checks = run.visible[sub.assignment]
     hidden = generated_calls(tasks)  # no message repeats any of them
-    report.tasks = [score(t, outcomes.get(t.grade_id), hidden) for t in tasks]
-    await _recheck(sub.path, nb, steps, tasks, report, run)
+    report.tasks = [
+        task_score(t, outcomes.get(t.grade_id), checks.get(t.grade_id), outcomes.get(VISIBLE + t.grade_id), hidden)
+        for t in tasks
+    ]
+    await _recheck(sub, nb, steps, tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
 
@@ -193,21 +235,23 @@ def _in_order(solution: nbformat.NotebookNode, results: list[TaskResult]) -> lis
 
 
 async def _recheck(
-    path: Path, nb: nbformat.NotebookNode, steps: list[Step], tasks: list[Task], report: Report, run: _Grading
+    sub: Submission, nb: nbformat.NotebookNode, steps: list[Step], tasks: list[Task], report: Report, run: _Grading
 ) -> None:
     """Run the tasks that passed again where their forbidden functions have
-    no body (one run per forbidden set); a task keeps its points only if
-    its hidden calls are right there too."""
+    no body, nor what only they reach (one run per forbidden set); a task
+    keeps its points only if its hidden calls are right there too."""
     scored = {r.grade_id: i for i, r in enumerate(report.tasks)}
     groups: dict[tuple[str, ...], list[Task]] = {}
     for task in tasks:
         if task.forbid and task.cases and report.tasks[scored[task.grade_id]].points > 0:
             groups.setdefault(task.forbid, []).append(task)
     for forbid, group in groups.items():
-        outcomes, _ = await _run_in_tempdir(path, nb, probe_only(steps, group), run, run.stubbed(forbid))
+        package = run.view(str(sub.assignment), forbid)
+        outcomes, _ = await _run_in_tempdir(sub.path, nb, probe_only(steps, group), run, package)
         for task in group:
             hidden = generated_calls(tasks)
-            again, first = score(task, outcomes.get(task.grade_id), hidden), report.tasks[scored[task.grade_id]]
+            again = task_score(task, outcomes.get(task.grade_id), hidden=hidden)
+            first = report.tasks[scored[task.grade_id]]
             if again.points < first.points:
                 again.message = short(_without_answers(again.message), 500)
                 report.tasks[scored[task.grade_id]] = again
@@ -216,7 +260,7 @@ async def _recheck(
 def _without_answers(message: str) -> str:
     """A message from the second run, saying where it comes from (unless it
     already names the forbidden function)."""
-    if " calls bpe_lab." in message:
+    if " calls bpe_lab." in message or " reaches bpe_lab." in message:
         return message
     return f"run again without bpe_lab's answers to this notebook: {message}"
 

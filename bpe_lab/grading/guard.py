@@ -34,19 +34,24 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Delegated", "resolve", "canonical", "guard", "delegation_message"]
+__all__ = ["Delegated", "resolve", "canonical", "guard", "delegation_message", "absent_message"]
 
 
 class Delegated(BaseException):
     """A learner's code called a package function that its task asks it to
-    write; ``path`` names that function (``bpe_lab.core.train.count_pairs``)."""
+    write; ``path`` names that function (``bpe_lab.core.train.count_pairs``).
+    ``own``: False when the function is only absent from the grading
+    kernel's package (``kernel_package``), not an answer itself."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, own: bool = True) -> None:
         super().__init__(path)
         self.path = path
+        self.own = own
 
     def __str__(self) -> str:
-        return f"{self.path} is not available here: this task asks you to write it"
+        if self.own:
+            return f"{self.path} is not available here: this task asks you to write it"
+        return f"{self.path} is not available here: a grading kernel has only what the notebook's setup uses"
 
 
 #: Paths reached while a guard is active (one list per active guard).
@@ -177,4 +182,13 @@ def delegation_message(name: str, path: str, own: bool = True) -> str:
     return (
         f"{name} reaches {path} (directly or through one of your functions), "
         "which another task of this notebook asks you to write: write it yourself"
+    )
+
+
+def absent_message(name: str, path: str) -> str:
+    """The one line that says a learner's function reached what the grading
+    kernel's package does not hold (``kernel_package``)."""
+    return (
+        f"{name} reaches {path}, which a grading kernel does not have (it has only what the "
+        "notebook's setup uses): write it yourself"
     )

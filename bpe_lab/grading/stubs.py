@@ -53,9 +53,11 @@ def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctio
     return found
 
 
-def stub_source(source: str, stubs: dict[str, str]) -> str:
+def stub_source(source: str, stubs: dict[str, str], *, own: bool = True) -> str:
     """``source`` with the body of each function ``stubs`` names (qualified
-    name -> the path its ``Delegated`` carries) replaced by a raise."""
+    name -> the path its ``Delegated`` carries) replaced by a raise;
+    ``own``: the function answers the task (else it is only absent from
+    the kernel's package view, ``kernel_package``)."""
     lines = source.splitlines(keepends=True)
     functions = _functions(ast.parse(source))
     missing = sorted(set(stubs) - set(functions))
@@ -67,14 +69,18 @@ def stub_source(source: str, stubs: dict[str, str]) -> str:
         body = node.body
         has_doc = isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant)
         first = body[1] if has_doc and len(body) > 1 else body[0]
-        if has_doc and len(body) == 1 or first.lineno == node.lineno:
-            raise ValueError(f"{qualname}: cannot stub a function whose body is only a docstring or on its def line")
+        if has_doc and len(body) == 1:
+            raise ValueError(f"{qualname}: cannot stub a function whose body is only a docstring")
         start, end = first.lineno - 1, body[-1].end_lineno or first.lineno
-        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
         path = stubs[qualname]
-        lines[start:end] = [
-            f"{indent}raise __import__('bpe_lab.grading.guard', fromlist=['Delegated']).Delegated({path!r})\n"
-        ]
+        guard = "__import__('bpe_lab.grading.guard', fromlist=['Delegated'])"
+        trap = f"raise {guard}.Delegated({path!r}{'' if own else ', False'})"
+        if first.lineno == node.lineno:  # def f(): return 1
+            head = lines[start].encode()[: first.col_offset].decode()
+            lines[start:end] = [f"{head}{trap}\n"]
+            continue
+        indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        lines[start:end] = [f"{indent}{trap}\n"]
     return "".join(lines)
 
 

@@ -67,7 +67,8 @@ class HiddenCase:
 @dataclass(frozen=True)
 class Task:
     """One graded test cell: its points, the checks the learner sees, and
-    the hidden cases that only the grader runs."""
+    the hidden cases that only the grader runs. ``checked``: the calls of
+    its visible check that the grader sends to the kernel (``visible``)."""
 
     grade_id: str
     points: float
@@ -76,6 +77,7 @@ class Task:
     name: str = ""
     forbid: tuple[str, ...] = ()
     own: tuple[str, ...] = ()
+    checked: tuple[str, ...] = ()
 
 
 def nbgrader(cell: nbformat.NotebookNode) -> dict[str, Any]:
