@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import nbformat
 
-from bpe_lab.grading.probe import probe_source
+from bpe_lab.grading.probe import FORGET_CELL, probe_source
 from bpe_lab.grading.tasks import Task, load_tasks, nbgrader
 
 __all__ = ["Step", "assemble", "probe_only"]
@@ -49,7 +49,8 @@ def _test_step(task: Task) -> Step:
     if task.checked:
         visible = task.visible + "\n" + probe_source(list(task.checked), task.forbid)
         return Step(_probe(task) if task.cases else "", "test", task.grade_id, visible)
-    return Step(task.visible + "\n" + _probe(task) if task.cases else task.visible, "test", task.grade_id)
+    # the hidden calls leave linecache before a failing visible check could leave them for later cells
+    return Step(FORGET_CELL + task.visible + "\n" + _probe(task) if task.cases else task.visible, "test", task.grade_id)
 
 
 def probe_only(steps: list[Step], tasks: list[Task]) -> list[Step]:

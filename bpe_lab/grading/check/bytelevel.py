@@ -103,7 +103,8 @@ def check_encode_bytelevel(
 
 
 def _bytelevel_hint(reference: Tokenizer, text: str, expected: list[int], got: object) -> str:
-    if not isinstance(got, list) or not all(isinstance(i, int) for i in got):
+    # type(...) is int, not isinstance: True would pass as an int here and then make decode raise
+    if not isinstance(got, list) or not all(type(i) is int for i in got):
         return ": return a list of int ids"
     special_ids = set(reference.special_ids.values())
     if special_ids & set(expected) and not special_ids & set(got):
