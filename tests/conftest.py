@@ -1,6 +1,6 @@
 """Shared test set-up: a deterministic hypothesis profile for CI, the
-textbook corpus every chapter's tests start from, and a check that the suite
-leaves nothing in the temp folder.
+textbook corpus every chapter's tests start from, timings run once, and a
+check that the suite leaves nothing in the temp folder.
 
 The temp-folder check. The machine's temp folder is shared: other programs,
 and other test runs, create and remove entries there while the suite runs,
@@ -54,6 +54,9 @@ _OUTSIDE = "outside any test (a session fixture's teardown?)"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The notebooks' timing cells run their code once, not best of 3: their
+    # outputs are not compared (variants.scaling.MAX_REPEAT_ENV).
+    os.environ.setdefault("BPE_LAB_MAX_REPEAT", "1")
     config.pluginmanager.register(TempWatch(), "bpe-lab-temp-watch")
 
 
