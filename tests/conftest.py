@@ -5,7 +5,7 @@ check that the suite leaves nothing in the temp folder.
 The temp-folder check. The machine's temp folder is shared: other programs,
 and other test runs, create and remove entries there while the suite runs,
 so comparing it before and after cannot say who left what. Instead the run
-gets a temp folder of its own, ``bpe-lab-suite-PID-…`` inside the real one:
+gets a temp folder of its own, ``bpe-tests-PID`` inside the real one:
 ``TMPDIR`` (which every child process inherits: kernels, workers, nbgrader)
 and ``tempfile.tempdir`` point into it, so whatever the suite makes with
 ``tempfile`` lands there and nothing foreign does. After each test the new
@@ -47,10 +47,13 @@ def textbook_corpus() -> Mapping[str, int]:
 
 # -- nothing left in the temp folder ------------------------------------------
 
-_PREFIX = "bpe-lab-suite-"
+#: Short: a kernel's IPC socket lives in the temp folder, and a Unix socket's
+#: path has room for about 107 bytes.
+_PREFIX = "bpe-tests-"
 #: Set by the first process of a run; an xdist worker finds the run's folder there.
 _ENV = "BPE_LAB_SUITE_TMP"
 _OUTSIDE = "outside any test (a session fixture's teardown?)"
+_REPORT = ".bpe-tests-left-"  # + worker id: what a worker left, for the first process
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -70,13 +73,13 @@ class TempWatch:
         os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", str(real))
         self.worker = os.environ.get("PYTEST_XDIST_WORKER")
         if self.worker and os.environ.get(_ENV):
-            self.root = Path(os.environ[_ENV])
+            self.folder = Path(os.environ[_ENV])
         else:
             _remove_stale_folders(real)
-            self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-", dir=real))
-            os.environ[_ENV] = str(self.root)
-        self.folder = self.root / (self.worker or "main")
-        self.folder.mkdir(exist_ok=True)
+            self.folder = real / f"{_PREFIX}{os.getpid()}"
+            shutil.rmtree(self.folder, ignore_errors=True)  # a killed run's that had our process id
+            self.folder.mkdir(mode=0o700)
+            os.environ[_ENV] = str(self.folder)
         for name in ("TMPDIR", "TEMP", "TMP"):
             os.environ[name] = str(self.folder)
         tempfile.tempdir = str(self.folder)
@@ -85,7 +88,7 @@ class TempWatch:
 
     def entries(self) -> set[str]:
         try:
-            return set(os.listdir(self.folder))
+            return {name for name in os.listdir(self.folder) if not name.startswith(_REPORT)}
         except FileNotFoundError:  # a test removed it
             self.folder.mkdir(parents=True, exist_ok=True)
             return set()
@@ -97,19 +100,17 @@ class TempWatch:
         for name in self.entries() - before:
             self.made_in.setdefault(name, item.nodeid)
 
-    def _left_here(self) -> dict[str, str]:
-        prefix = f"{self.worker}/" if self.worker else ""
-        return {prefix + name: self.made_in.get(name, _OUTSIDE) for name in sorted(self.entries())}
-
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.worker:  # the first process reads it after every worker has ended
-            (self.root / f".{self.worker}.json").write_text(json.dumps(self._left_here()), encoding="utf-8")
+            report = {name: test for name, test in self.made_in.items() if name in self.entries()}
+            (self.folder / f"{_REPORT}{self.worker}").write_text(json.dumps(report), encoding="utf-8")
             return
-        self.left = self._left_here()
-        for report in self.root.glob(".*.json"):
-            self.left.update(json.loads(report.read_text(encoding="utf-8")))
-        shutil.rmtree(self.root, ignore_errors=True)
+        made_in = dict(self.made_in)
+        for report in self.folder.glob(_REPORT + "*"):
+            made_in.update(json.loads(report.read_text(encoding="utf-8")))
+        self.left = {name: made_in.get(name, _OUTSIDE) for name in sorted(self.entries())}
+        shutil.rmtree(self.folder, ignore_errors=True)
         if self.left and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -122,7 +123,7 @@ class TempWatch:
         terminalreporter.section("left in the temp folder", sep="=", red=True, bold=True)
         terminalreporter.line(
             f"FAILED: the suite made {len(self.left)} entries in its temp folder and did not remove them "
-            f"(removed now, with {self.root}); the test each appeared in:"
+            f"(removed now, with {self.folder}); the test each appeared in:"
         )
         for test, names in by_test.items():
             shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
@@ -134,6 +135,6 @@ def _remove_stale_folders(temp: Path) -> None:
     if not os.path.isdir("/proc"):
         return
     for entry in temp.glob(_PREFIX + "*"):
-        pid = entry.name[len(_PREFIX) :].split("-", 1)[0]
+        pid = entry.name[len(_PREFIX) :]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(entry, ignore_errors=True)

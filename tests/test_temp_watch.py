@@ -2,6 +2,7 @@
 in the temp folder, names the test each appeared in (its own or a child
 process's), and removes its own folder either way."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,7 @@ def test_a_leak_fails_the_run_and_names_its_test(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:nbval", "test_leaky.py"],
         cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k not in ("PYTEST_XDIST_WORKER", "BPE_LAB_SUITE_TMP")},
         capture_output=True,
         text=True,
         check=False,

@@ -1,6 +1,6 @@
 """``bpe-lab bench`` (``make bench``): every benchmark in order, one table.
 
-    bpe-lab bench            # the full run: several minutes, 2 of them the textbook trainer
+    bpe-lab bench            # the full run: minutes, the textbook trainer the longest row
     bpe-lab bench --quick    # small sizes: well under a minute (the test suite runs a smaller one)
     bpe-lab bench --grading 100   # instead: time the grader on 100 solved submissions
 
@@ -80,7 +80,7 @@ def add_bench_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     parser.add_argument(
         "--textbook-merges",
         type=int,
-        help="time the textbook trainer on only this many merges and extrapolate (default: all of them, ~2 min)",
+        help="time the textbook trainer on only this many merges and extrapolate (default: all: the slowest row)",
     )
     parser.add_argument(
         "--corpus-mb", type=float, help="use only the first files of the standard library, about this many MB"
