@@ -8,11 +8,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import regex
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.bytelevel.train import chunk_bounds, count_pretokens, train_bytelevel
+from bpe_lab.core.patterns import PATTERNS
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.core.train import count_pairs, merge_symbols, pick_pair
 
@@ -36,11 +38,12 @@ def quietly(*args, **kwargs):
     return train_bytelevel(*args, on_short="ignore", **kwargs)
 
 
-def reference_counts(text, special_tokens):
+def reference_counts(text, special_tokens, pattern="gpt2"):
+    """Pre-tokens of the whole text at once: ``gpt2_pretokenize``, or ``regex.findall`` with a named pattern."""
     counts = Counter()
     for piece, is_special in split_special(text, special_tokens):
         if not is_special:
-            counts.update(gpt2_pretokenize(piece))
+            counts.update(gpt2_pretokenize(piece) if pattern == "gpt2" else regex.findall(PATTERNS[pattern], piece))
     return counts
 
 
@@ -126,7 +129,8 @@ pieces = st.one_of(
     st.text(alphabet="ab \n", max_size=12),
     st.text(alphabet=st.characters(codec="utf-8"), max_size=8),
     st.text(alphabet="ab,.'s é中😀\r\n\t0123", max_size=10),
-    st.sampled_from(SPECIALS + ["<|", "a|>"]),
+    st.text(alphabet="aB. \n\r'tT/$19٣\u00a0", max_size=10),  # where the newer patterns differ from GPT-2's
+    st.sampled_from(SPECIALS + ["<|", "a|>", ".\nx", "x\n\n  ", "don't", "I'M"]),
 )
 texts = st.lists(pieces, min_size=1, max_size=12).map("".join).filter(lambda t: t != "")
 
@@ -156,6 +160,69 @@ def test_counting_chunk_by_chunk_equals_counting_the_whole_text(text, chunk_byte
         safe_space = 0x21 <= data[cut - 1] <= 0x7E and data[cut] in b" \n" and 0x21 <= data[cut + 1] <= 0x7E
         assert safe_space or any(data[cut:].startswith(s.encode()) for s in SPECIALS)
     assert counts == reference_counts(text, SPECIALS)
+
+
+def cut_is_safe(name, data, cut):
+    """Where SAFE_CUTS lets a file with ``name``'s pattern be cut, said again
+    byte by byte: before a space (any pattern) or a new line (GPT-2's and
+    r50k's after any printable character, the newer patterns' only after a
+    letter or digit) between two printable ASCII characters."""
+    printable = b"!"[0] <= data[cut - 1] <= b"~"[0] and cut + 1 < len(data) and b"!"[0] <= data[cut + 1] <= b"~"[0]
+    after = (printable, printable) if name in ("gpt2", "r50k") else (printable, chr(data[cut - 1]).isalnum())
+    return (data[cut] == ord(" ") and after[0]) or (data[cut] == ord("\n") and printable and after[1])
+
+
+def counts_as_the_whole_text(name, workers, text, chunk_bytes):
+    """Parallel training is exact for pattern ``name``: the file is cut only
+    where the pattern cannot split a pre-token (or before a special token),
+    and a worker process counts with the same pattern."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write(tmp, text)
+        bounds = chunk_bounds(path, SPECIALS, chunk_bytes, pattern=name)
+        counts = count_pretokens(path, SPECIALS, pattern=name, workers=workers, chunk_bytes=chunk_bytes)
+    data = text.encode("utf-8")
+    for cut in bounds[1:-1]:
+        assert cut_is_safe(name, data, cut) or any(data[cut:].startswith(s.encode()) for s in SPECIALS)
+    assert counts == reference_counts(text, SPECIALS, name)
+
+
+ACROSS_NEW_LINES = "a.\nb c!\nd 1\ne\r\n f x\n\n  \ny don't DON'T $a /b\n/c " * 4
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+@settings(max_examples=150)
+@given(text=texts, chunk_bytes=st.integers(1, 64))
+@example(text=ACROSS_NEW_LINES, chunk_bytes=1)
+def test_every_pattern_counts_chunk_by_chunk_as_the_whole_text(name, text, chunk_bytes):
+    counts_as_the_whole_text(name, 1, text, chunk_bytes)
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS))
+@settings(max_examples=10)  # each example starts a worker process
+@given(text=texts, chunk_bytes=st.integers(1, 64))
+@example(text=ACROSS_NEW_LINES, chunk_bytes=1)
+def test_every_pattern_counts_chunk_by_chunk_as_the_whole_text_in_two_processes(name, text, chunk_bytes):
+    counts_as_the_whole_text(name, 2, text, chunk_bytes)
+
+
+def test_the_newer_patterns_may_not_be_cut_before_a_new_line_after_a_symbol(tmp_path):
+    """Why cl100k, o200k and Llama 3 have their own rule: their symbols branch
+    takes the new lines after a symbol, so GPT-2's cut before ``"\\n"`` would
+    split the piece ``".\\n"``; and a pattern of one's own is cut only before
+    special tokens."""
+    assert regex.findall(PATTERNS["cl100k"], "a.\nb") == ["a", ".\n", "b"]
+    assert regex.findall(PATTERNS["gpt2"], "a.\nb") == ["a", ".", "\n", "b"]
+    path = write(tmp_path, "a.\nb " * 20)  # 100 bytes; the first cut is wanted at 8, then 8 past each cut
+    data = Path(path).read_bytes()
+    assert chunk_bounds(path, [], 8, pattern="gpt2") == [0, 9, *range(17, 100, 10), 100]
+    assert data[9:10] == b" " and data[16:18] == b".\n"  # GPT-2 cuts before that new line
+    for name in ("cl100k", "o200k", "llama3"):
+        assert chunk_bounds(path, [], 8, pattern=name) == [0, *range(9, 90, 10), 100]  # only before spaces
+    path = write(tmp_path, f"one two{EOT}three four{EOT}five six")
+    assert chunk_bounds(path, [EOT], 1, pattern=r"\S+|\s+") == [0, 7, 30, 51]  # before the special tokens only
+    assert count_pretokens(path, [EOT], pattern=r"\S+|\s+", chunk_bytes=1) == Counter(
+        {"one": 1, " ": 3, "two": 1, "three": 1, "four": 1, "five": 1, "six": 1}
+    )
 
 
 # -- workers and chunks change nothing ------------------------------------

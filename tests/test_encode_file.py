@@ -7,6 +7,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+from echo_support import OptionsEcho
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizer_support import SAMPLES, SPECIAL_SAMPLE, real_text, small_trained_tokenizer, tiktoken_twin
@@ -16,6 +17,7 @@ from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.cli import main
 from bpe_lab.core.corpora import python_docs
+from bpe_lab.core.patterns import PATTERNS
 
 OVERLAPPING = ["<|endoftext|>", "<|a|>", "<|a|><|a|>", "a|>x"]
 
@@ -236,18 +238,12 @@ def test_progress_bar_runs(tmp_path, capsys):
     assert len(ids) > 0
 
 
-class CacheSizeEcho(Tokenizer):
-    """Encodes every chunk as one id: the size of its pre-token cache."""
-
-    def encode(self, text, **kwargs):
-        return [self.max_cached_pieces]
-
-
 def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path):
-    """A worker's tokenizer keeps ``max_cached_pieces`` (it was rebuilt from
-    the vocabulary, merges and special tokens alone, with the default)."""
+    """A worker's tokenizer keeps ``max_cached_pieces`` and ``pattern`` (were
+    it rebuilt from the vocabulary, merges and special tokens alone, it would
+    have the default cache and GPT-2's pattern, at place 0)."""
     small = small_trained_tokenizer()
-    tok = CacheSizeEcho(small.vocab, small.merges, small.special_tokens, max_cached_pieces=7)
+    tok = OptionsEcho(small.vocab, small.merges, small.special_tokens, pattern="llama3", max_cached_pieces=7)
     path = write(tmp_path, "some words here\n" * 400)
     ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
-    assert len(ids) > 2 and set(ids.tolist()) == {7}
+    assert len(ids) > 4 and ids.tolist() == [7, list(PATTERNS).index("llama3")] * (len(ids) // 2)

@@ -41,6 +41,7 @@ from bpe_lab.core.patterns import (
     O200K_PATTERN,
     PATTERNS,
     R50K_PATTERN,
+    SAFE_CUTS,
     SEED_JA_PATTERN,
     SEED_ZH_PATTERN,
     pattern_named,
@@ -241,3 +242,42 @@ def test_pattern_names():
         pattern_named("")
     with pytest.raises(TypeError):
         pretokenize_with(b"bytes", "gpt2")  # type: ignore[arg-type]
+
+
+# -- where a text may be cut (SAFE_CUTS)
+
+#: Characters around the cuts: printable ASCII of every kind, the white space
+#: the rules look at and the white space they do not, and a few others.
+CUT_CHARS = st.one_of(
+    st.sampled_from(list(" \n\r\t\u00a0.,;:!?'\"$/\\()-_aAzZ0189sStT") + ["'ll", "'S", "\r\n", ".\n", "a\n"]),
+    CHARS,
+)
+
+
+@pytest.mark.parametrize("name", sorted(SAFE_CUTS))
+@settings(max_examples=150)
+@given(text=st.lists(CUT_CHARS, max_size=40).map("".join))
+def test_a_safe_cut_splits_no_piece(name, text):
+    """At every position SAFE_CUTS allows, cutting the text and pre-tokenizing
+    the two sides gives the pieces of the whole text."""
+    pieces = regex.findall(PATTERNS[name], text)
+    for match in regex.finditer(SAFE_CUTS[name], text):
+        cut = match.start()
+        assert regex.findall(PATTERNS[name], text[:cut]) + regex.findall(PATTERNS[name], text[cut:]) == pieces, cut
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "cut"),
+    [
+        ("cl100k", "a.\nb", 2),  # the symbols branch takes the new line: ".\n"
+        ("o200k", "a./\nb", 3),  # o200k's takes "/" and new lines
+        ("llama3", "a!\nb", 2),
+    ],
+)
+def test_gpt2_s_rule_would_split_a_piece_of_the_newer_patterns(name, text, cut):
+    """Why the newer patterns have their own rule: GPT-2's allows these cuts
+    before a new line after a symbol, and they split a piece."""
+    assert cut in [m.start() for m in regex.finditer(SAFE_CUTS["gpt2"], text)]
+    assert cut not in [m.start() for m in regex.finditer(SAFE_CUTS[name], text)]
+    whole = regex.findall(PATTERNS[name], text)
+    assert regex.findall(PATTERNS[name], text[:cut]) + regex.findall(PATTERNS[name], text[cut:]) != whole

@@ -9,6 +9,7 @@ from array import array
 from functools import cache
 from itertools import islice, pairwise
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -70,10 +71,26 @@ def test_partial_utf8_decodes_to_replacement_like_tiktoken():
     assert tok.decode_bytes(tok.encode("🎉")) == "🎉".encode()
 
 
-@pytest.mark.parametrize("bad", [50257, -1, "7", None, [1]])
+@pytest.mark.parametrize("bad", [50257, -1, 10**30, np.int64(50257)])
 def test_unknown_id_is_named(bad):
     with pytest.raises(ValueError, match=re.escape(f"unknown token id {bad!r} at position 1;")):
         tokenizers()["gpt2"].decode([15496, bad])
+
+
+@pytest.mark.parametrize("bad", [1.0, True, False, "1", None, [1], b"1", np.float32(1), np.bool_(True)])
+def test_an_id_that_is_not_an_integer_is_refused(bad):
+    with pytest.raises(TypeError, match=re.escape(f"token ids must be integers, got {bad!r} (")):
+        tokenizers()["gpt2"].decode([15496, bad, 995])
+    with pytest.raises(TypeError, match=r"at position 2$"):
+        tokenizers()["gpt2"].decode_bytes([15496, 995, bad])
+
+
+def test_numpy_integer_ids_decode_like_ints():
+    tok = tokenizers()["gpt2"]
+    ids = tok.encode("Hello world, héllo 🎉")
+    for dtype in (np.uint16, np.int32, np.uint32, np.int64):
+        array = np.array(ids, dtype=dtype)
+        assert tok.decode(array) == tok.decode(list(array)) == "Hello world, héllo 🎉"
 
 
 # ---------------------------------------------------------- special tokens

@@ -14,7 +14,8 @@ pre-tokenizer first; special tokens map to one id each. One module per step:
 - ``vocab``: the checks a vocabulary and a merge list must pass;
 - ``specials``: which special tokens a text may contain, tiktoken-style;
 - ``files``: the tokenizer's JSON and GPT-2's ``vocab.json``/``merges.txt``;
-- ``tokenizer``: ``Tokenizer``: text -> ids -> text;
+- ``tokenizer``: ``Tokenizer``: text -> ids -> text; ``streaming``: what
+  ``encode_iterable`` may encode before more text arrives;
 - ``encode_file``: a whole file to a NumPy array or ``.npy``, in parallel;
 - ``gpt2``: GPT-2's real ranks, shipped with the package, offline.
 """

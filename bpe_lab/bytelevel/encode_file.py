@@ -6,10 +6,11 @@ a multi-gigabyte text file becomes a flat ``uint16`` array (8 bytes per id
 as a Python list, 2 bytes here) that a model's data loader memory-maps.
 
 - **Chunks cut where nothing can cross.** The file is cut with the
-  trainer's ``chunk_bounds``, given the tokenizer's special tokens: only
-  before a special token or at a space or newline between two printable
-  ASCII characters, where GPT-2's pattern always starts a new pre-token
-  and no special token is cut in half. Encoding the chunks one by one then
+  trainer's ``chunk_bounds``, given the tokenizer's special tokens and
+  pattern: only before a special token or at a safe cut of the pattern
+  (``core.patterns.SAFE_CUTS``, such as a space between two printable
+  ASCII characters), where the pattern always starts a new pre-token and
+  no special token is cut in half. Encoding the chunks one by one then
   gives exactly the ids of ``encode`` on the whole text (``encode``'s
   default: every special token of the tokenizer becomes its id), which the
   tests check with cuts forced every few bytes.
@@ -17,8 +18,10 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
   interpreters over pipes, never forked, never importing the main module).
   Each worker rebuilds the tokenizer once, when it starts, from a file this
   process writes (its vocabulary, merges, special tokens and the
-  constructor options of ``WORKER_OPTIONS``, such as ``max_cached_pieces``;
-  about 0.2 s for GPT-2), and then receives only ``(path, start, end)`` per
+  constructor options of ``WORKER_OPTIONS``: its pattern and
+  ``max_cached_pieces``; rebuilding GPT-2's is part of the start-up that
+  ``make bench``'s ``encode_file`` rows time for 1 and 2 workers), and then
+  receives only ``(path, start, end)`` per
   chunk: it reads its chunk itself, so this process never holds the text,
   and its pre-token cache stays warm from one chunk to the next. Chunks go
   to the workers in turn, and each sends back a NumPy array (2 bytes per id).
@@ -52,14 +55,15 @@ from numpy.typing import DTypeLike, NDArray
 from bpe_lab.bytelevel.progress import Bar, progress_bar, want_progress
 from bpe_lab.bytelevel.train import PARALLEL_MIN_BYTES, chunk_bounds
 from bpe_lab.bytelevel.workers import Worker, parallel_ok, serve
+from bpe_lab.core.patterns import Pattern
 from bpe_lab.core.symbols import check_int
 from bpe_lab.core.textfile import check_file, decode_utf8
 
 __all__ = ["ENCODE_CHUNK_BYTES", "WORKER_OPTIONS", "encode_file", "ids_dtype", "serve_encoding"]
 
-#: Chunks of about 1 MB: a worker's memory stays near 20 MB, the last chunks
-#: keep both cores busy to the end, and the cost per chunk (a read, a pickle
-#: of its ids) is a few milliseconds.
+#: Chunks of about 1 MB: a worker's memory stays small (about 20 times a
+#: chunk), the last chunks keep both cores busy to the end, and the cost per
+#: chunk (a read, a pickle of its ids) stays small beside its encoding.
 ENCODE_CHUNK_BYTES = 1 << 20
 
 #: An array of token ids, as ``encode_file`` returns it.
@@ -68,18 +72,20 @@ Ids = NDArray[np.unsignedinteger[Any]]
 _Job = tuple[str, int, int, str]
 #: The keyword options of a tokenizer's constructor that a worker's copy is
 #: given too, read from the tokenizer's attributes of the same names.
-WORKER_OPTIONS = ("max_cached_pieces",)
+WORKER_OPTIONS = ("pattern", "max_cached_pieces")
 
 
 class FileEncoder(Protocol):
     """What ``encode_file`` needs of a tokenizer (``Tokenizer`` has it): its
     ``encode``, and what its constructor takes, to rebuild it in a worker
     (with those of ``WORKER_OPTIONS`` it has as attributes, such as
-    ``max_cached_pieces``, passed as keywords)."""
+    ``max_cached_pieces``, passed as keywords), and its ``pattern``, which
+    says where its text may be cut."""
 
     vocab: dict[int, bytes]
     merges: list[tuple[bytes, bytes]]
     special_tokens: list[str]
+    pattern: Pattern
 
     def encode(self, text: str) -> list[int]: ...
 
@@ -137,7 +143,7 @@ def encode_file(
     chunk_bytes = check_int(chunk_bytes, "chunk_bytes", minimum=1)
     chosen = ids_dtype(max(tokenizer.vocab), dtype)
     target = None if out is None else _check_out(Path(out), source)
-    bounds = chunk_bounds(source, tokenizer.special_tokens, chunk_bytes)
+    bounds = chunk_bounds(source, tokenizer.special_tokens, chunk_bytes, pattern=tokenizer.pattern)
     jobs = [(str(source), start, end, chosen.str) for start, end in zip(bounds, bounds[1:]) if start < end]
     if workers is None:
         workers = 1 if bounds[-1] < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)

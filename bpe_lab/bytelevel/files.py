@@ -7,9 +7,12 @@ write each token with GPT-2's printable stand-in per byte (``byte_map.py``):
 text, and keeps ours readable by anyone who knows GPT-2's.
 
 - ``write_tokenizer_file`` / ``read_tokenizer_file``: one JSON file with the
-  vocabulary (id -> token), the merges in order, and the special tokens, one
-  entry per line so that an error can name its line; beside it a ``.vocab``
-  listing with each token as text and the merge that made it.
+  pre-tokenization pattern (its name in ``core.patterns.PATTERNS``, or null,
+  and its regex), the vocabulary (id -> token), the merges in order, and the
+  special tokens, one entry per line so that an error can name its line;
+  beside it a ``.vocab`` listing with each token as text and the merge that
+  made it. Version 1 files, written before tokenizers had a pattern, have no
+  ``"pattern"`` and read as GPT-2's.
 - ``read_gpt2_files`` / ``write_gpt2_files``: GPT-2's format, as used by
   OpenAI's release and HF tokenizers: ``vocab.json`` maps token -> id,
   ``merges.txt`` holds ``#version: 0.2`` then one ``left right`` per line.
@@ -34,6 +37,7 @@ from pathlib import Path
 
 from bpe_lab.bytelevel.byte_map import printable_to_token, token_to_printable
 from bpe_lab.bytelevel.vocab import MergeChecker
+from bpe_lab.core.patterns import PATTERNS, Pattern, resolve_pattern
 from bpe_lab.core.textfile import read_text
 
 __all__ = [
@@ -57,7 +61,9 @@ Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 
 FORMAT = "bpe_lab.Tokenizer"
-VERSION = 1
+#: 2: the file records the pattern (1: it did not, and the pattern was GPT-2's).
+VERSION = 2
+_VERSIONS = (1, 2)
 
 
 def listing_path(path: PathLike) -> Path:
@@ -76,10 +82,16 @@ def render_token(token: bytes) -> str:
 
 
 def write_tokenizer_file(
-    vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], special_tokens: Sequence[str], path: PathLike
+    vocab: Mapping[int, bytes],
+    merges: Sequence[tuple[bytes, bytes]],
+    special_tokens: Sequence[str],
+    path: PathLike,
+    *,
+    pattern: str | Pattern = "gpt2",
 ) -> None:
     """Write a tokenizer's data as JSON at ``path`` and its listing beside it."""
     path = Path(path)
+    cutter = resolve_pattern(pattern)
     dump = _json_text
     vocab_lines = [f"  {dump(str(i))}: {dump(token_to_printable(t))}" for i, t in sorted(vocab.items())]
     merge_lines = [f"  [{dump(token_to_printable(a))}, {dump(token_to_printable(b))}]" for a, b in merges]
@@ -87,6 +99,7 @@ def write_tokenizer_file(
         "{",
         f'"format": {dump(FORMAT)},',
         f'"version": {VERSION},',
+        f'"pattern": {dump({"name": cutter.name, "regex": cutter.regex})},',
         f'"special_tokens": {dump(list(special_tokens))},',
         '"vocab": {',
         ",\n".join(vocab_lines),
@@ -97,18 +110,21 @@ def write_tokenizer_file(
         "}",
     ]
     path.write_text("\n".join(line for line in lines if line) + "\n", encoding="utf-8")
-    listing_path(path).write_text(_listing(vocab, merges, special_tokens), encoding="utf-8")
+    listing_path(path).write_text(_listing(vocab, merges, special_tokens, cutter), encoding="utf-8")
 
 
 def _json_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _listing(vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], special_tokens: Sequence[str]) -> str:
+def _listing(
+    vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], special_tokens: Sequence[str], pattern: Pattern
+) -> str:
     made_by = {a + b: (a, b) for a, b in merges}
     special = {token.encode("utf-8") for token in special_tokens}
     lines = [
         f"# {len(vocab)} ids, {len(merges)} merges, special tokens {list(special_tokens)}",
+        f"# pattern {pattern.name or 'of its own'}: {pattern.regex}",
         "# id<TAB>token<TAB>how it was made (tokens as text; \\xNN is a byte that is part of a character)",
     ]
     for token_id, token in sorted(vocab.items()):
@@ -123,15 +139,18 @@ def _listing(vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]], 
     return "\n".join(lines) + "\n"
 
 
-def read_tokenizer_file(path: PathLike) -> tuple[Vocab, Merges, list[str]]:
-    """Read ``(vocab, merges, special_tokens)`` from a file written by
-    ``write_tokenizer_file``; a bad entry raises ValueError naming its line."""
+def read_tokenizer_file(path: PathLike) -> tuple[Vocab, Merges, list[str], str]:
+    """Read ``(vocab, merges, special_tokens, pattern)`` from a file written by
+    ``write_tokenizer_file`` (``pattern``: a name of ``PATTERNS`` or a regex,
+    ``"gpt2"`` for a version 1 file); a bad entry raises ValueError naming its line."""
     text = read_text(path)
     data = _parse_json(text, path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f'{path} is not a bpe_lab tokenizer file (no "format": "{FORMAT}")')
-    if data.get("version") != VERSION:
-        raise ValueError(f"{path}: version {data.get('version')!r} is not one this bpe_lab reads ({VERSION})")
+    version = data.get("version")
+    if isinstance(version, bool) or version not in _VERSIONS:
+        raise ValueError(f"{path}: version {version!r} is not one this bpe_lab reads {_VERSIONS}")
+    pattern = _read_pattern(data, version, path, text)
     for key, kind in (("vocab", dict), ("merges", list), ("special_tokens", list)):
         if not isinstance(data.get(key), kind):
             raise ValueError(f'{path}: "{key}" must be a JSON {"object" if kind is dict else "array"}')
@@ -161,7 +180,35 @@ def read_tokenizer_file(path: PathLike) -> tuple[Vocab, Merges, list[str]]:
     specials = data["special_tokens"]
     if not all(isinstance(token, str) for token in specials):
         raise ValueError(_where(path, text, '"special_tokens"') + '"special_tokens" must be a list of strings')
-    return vocab, merges, specials
+    return vocab, merges, specials, pattern
+
+
+def _read_pattern(data: dict[str, object], version: object, path: PathLike, text: str) -> str:
+    """The pattern a tokenizer file records: its name if it has one, else its regex."""
+    if version == 1:
+        if "pattern" in data:
+            raise ValueError(_where(path, text, '"pattern"') + 'a version 1 file has no "pattern" (write version 2)')
+        return "gpt2"  # the only pattern there was
+    where = _where(path, text, '"pattern"')
+    entry = data.get("pattern")
+    if not (isinstance(entry, dict) and set(entry) == {"name", "regex"} and isinstance(entry["regex"], str)):
+        raise ValueError(f'{where}"pattern" must be {{"name": a name or null, "regex": a string}}, got {entry!r}')
+    name, regex = entry["name"], entry["regex"]
+    if name is None:
+        spec = regex
+    elif name in PATTERNS and PATTERNS[name] == regex:
+        spec = name
+    else:
+        known = f"{name}'s regex is {PATTERNS[name]!r}" if name in PATTERNS else f"the names are {', '.join(PATTERNS)}"
+        raise ValueError(
+            f"{where}the pattern is named {name!r} but its regex is {regex!r}; {known} "
+            "(a pattern of one's own has the name null)"
+        )
+    try:
+        resolve_pattern(spec)
+    except ValueError as err:
+        raise ValueError(f"{where}{err}") from None
+    return spec
 
 
 # ------------------------------------------------------------- GPT-2 format

@@ -66,8 +66,8 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
 
     Ranks must be 0..n-1 with the 256 single bytes among them. Each longer
     token, in rank order, is encoded with the merges found so far; the two
-    pieces left are its merge. O(sum over tokens of length^2), about a third of
-    a second for GPT-2.
+    pieces left are its merge. O(sum over tokens of length^2); for GPT-2 it
+    runs once, at the first ``gpt2_tokenizer()``.
 
     >>> merges_from_ranks({bytes([b]): b for b in range(256)} | {b"ab": 256, b"abc": 257})
     [(b'a', b'b'), (b'ab', b'c')]

@@ -65,17 +65,19 @@ class SpecialTokens:
         self._longest = max(map(len, self.tokens), default=0)
 
     def to_encode(
-        self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial
+        self, text: str, allowed_special: AllowedSpecial, disallowed_special: DisallowedSpecial, *, offset: int = 0
     ) -> regex.Pattern[str] | None:
         """The pattern of the special tokens to encode as ids in ``text``
-        (None: none), after raising ValueError at the first disallowed one."""
+        (None: none), after raising ValueError at the first disallowed one
+        (named by its character, counted from ``offset``: where ``text``
+        starts in a longer text streamed block by block)."""
         allowed = self._as_set(allowed_special, "allowed_special")
         if disallowed_special == "all":
             disallowed = self.all - allowed
         else:
             disallowed = self._as_set(disallowed_special, "disallowed_special")
         if disallowed:
-            self._refuse(text, disallowed)
+            self._refuse(text, disallowed, offset)
         return self._pattern(allowed)
 
     def unfinished(self, text: str) -> int:
@@ -107,7 +109,7 @@ class SpecialTokens:
             self._patterns[tokens] = special_token_pattern(sorted(tokens))
         return self._patterns[tokens]
 
-    def _refuse(self, text: str, disallowed: frozenset[str]) -> None:
+    def _refuse(self, text: str, disallowed: frozenset[str], offset: int) -> None:
         """Raise ValueError, as tiktoken does, at the first disallowed special
         token in ``text``; O(len(text)) when there is none."""
         pattern = self._pattern(disallowed)
@@ -116,7 +118,7 @@ class SpecialTokens:
             return
         token = match.group()
         raise ValueError(
-            f"the text contains the special token {token!r} at character {match.start()}, which "
+            f"the text contains the special token {token!r} at character {offset + match.start()}, which "
             f"disallowed_special refuses. To encode it as its id, pass allowed_special={{{token!r}}} "
             f'(or "all"); to encode it as ordinary text, use encode_ordinary(text) or pass '
             f"disallowed_special=() (text typed by a user should never become a special token)"

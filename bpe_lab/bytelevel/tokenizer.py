@@ -2,28 +2,28 @@
 
 What it adds over ``core/encode.py`` (characters, ``</w>``): the symbols are UTF-8
 bytes, so any string can be encoded and nothing is out of vocabulary; the text
-is cut with GPT-2's pre-tokenization regex first, and merges never cross a
-pre-token; special tokens such as ``<|endoftext|>`` are found first and map
-to one id each, never split or merged, when the caller allows it.
+is cut with a pre-tokenization regex first (GPT-2's, or the one ``pattern``
+names: r50k, cl100k, o200k, Llama 3, or a regex of one's own), and merges
+never cross a pre-token; special tokens such as ``<|endoftext|>`` are found
+first and map to one id each, never split or merged, when the caller allows it.
 
 Encoding, in three steps:
 
 1. cut out the allowed special tokens, longest first (so ``<|a|><|a|>`` beats
    ``<|a|>``), after refusing any disallowed one (see ``Tokenizer``);
-2. cut each ordinary stretch with ``GPT2_PATTERN`` into pre-tokens
-   (``gpt2_pretokenize``, which runs faster equivalents of the pattern);
+2. cut each ordinary stretch into pre-tokens with the pattern (for GPT-2's,
+   ``gpt2_pretokenize``, which runs faster equivalents of it; for any other,
+   the ``regex`` module, as ``core.patterns.Pattern.split`` says);
 3. replay the merges by rank inside each pre-token (``encoders.py``).
 
 Step 3 is the slow one in pure Python, but real text repeats itself: the
 standard library's 8 million pre-tokens hold only about 100,000 distinct ones,
-so each distinct one is encoded once and its ids are cached. Where the time
-goes, GPT-2's ranks on 5.0 MB of it (1,274,213 pre-tokens, 23,890 distinct),
-a fresh tokenizer, best of 5 beside tiktoken in one run on 2 shared cores:
-steps 1-2 0.16 s (31 MB/s); the 1.25 million cache hits 0.09 s; the 23,890
-misses 0.16 s (6.6 us each: a 4 us rank replay, the calls, the insertion).
-In all 0.41 s, 12.3 MB/s, against tiktoken's 0.34 s: 0.82x (0.73x before a
-two-byte piece became one lookup and hits were flattened by ``reduce(iadd)``);
-with a warm cache 0.25 s, 1.3x tiktoken. ``encode_file`` uses every core.
+so each distinct one is encoded once and its ids are cached; a cache hit is
+one dict lookup in C, and only a miss runs the rank replay. ``make bench``
+measures where the time goes (its single-thread ``encode`` row, a fresh
+tokenizer beside tiktoken's ``encode_ordinary`` on the same text: steps 1-2,
+the hits, the misses, and the ratio to tiktoken). ``encode_file`` uses every
+core.
 
 >>> tok = Tokenizer.byte_level()   # 256 byte tokens, no merges
 >>> tok.encode("hé!")
@@ -45,6 +45,7 @@ ValueError: the text contains the special token '<|endoftext|>' at character 1, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import reduce
 from itertools import chain
@@ -56,8 +57,9 @@ import regex
 from bpe_lab.bytelevel.encoders import MergeTable, byte_pair_encode
 from bpe_lab.bytelevel.files import PathLike, read_gpt2_files, read_tokenizer_file, write_tokenizer_file
 from bpe_lab.bytelevel.specials import AllowedSpecial, DisallowedSpecial, SpecialTokens
-from bpe_lab.bytelevel.vocab import checked_merges, checked_vocab
-from bpe_lab.core.pretokenize import gpt2_pretokenize
+from bpe_lab.bytelevel.streaming import CUT_LIKE_GPT2, blocks, last_safe_cut, unsettled
+from bpe_lab.bytelevel.vocab import check_token_ids, checked_merges, checked_vocab
+from bpe_lab.core.patterns import Pattern, resolve_pattern
 from bpe_lab.core.symbols import check_int
 
 if TYPE_CHECKING:
@@ -65,11 +67,6 @@ if TYPE_CHECKING:
     from numpy.typing import DTypeLike, NDArray
 
 __all__ = ["Tokenizer"]
-
-#: How far past a pre-token's start GPT2_PATTERN may look to decide it: the
-#: contractions ``'ll``, ``'re``, ``'ve`` need three characters.
-_REGEX_REACH = 3
-
 
 #: Pre-tokens longer than this are encoded but not cached: they rarely come
 #: back, and one megabyte-long run of spaces should not sit in memory.
@@ -100,13 +97,18 @@ class _PieceCache(dict[str, tuple[int, ...]]):
 
 
 class Tokenizer:
-    """Byte-level BPE with GPT-2's pre-tokenization and special tokens.
+    """Byte-level BPE with a pre-tokenization pattern and special tokens.
 
     ``vocab`` maps each id to its bytes and must hold all 256 single bytes;
     ``merges`` is the merge list in the order it was learned, each merge a pair
     of byte strings that are single bytes or results of earlier merges, and
     whose join is in ``vocab`` (``vocab.py`` checks both). A special token that
     is not in ``vocab`` yet gets the next free id, in the order given.
+    ``pattern`` is the pre-tokenizer, a name of ``core.patterns.PATTERNS``
+    (``"gpt2"``, ``"r50k"``, ``"cl100k"``, ``"o200k"``, ``"llama3"``) or a regex
+    (tiktoken's ``pat_str``, minbpe's ``pattern``); give it the one the merges
+    were trained with. ``self.pattern`` is the ``Pattern`` (its ``name``, or
+    None for a regex of one's own, and its ``regex``); ``save`` records both.
     ``max_cached_pieces`` bounds the pre-token cache (about 150 bytes per entry).
 
     Special tokens follow tiktoken's keywords with another default.
@@ -128,8 +130,14 @@ class Tokenizer:
         merges: Sequence[tuple[bytes, bytes]],
         special_tokens: Sequence[str] | None = None,
         *,
+        pattern: str | Pattern = "gpt2",
         max_cached_pieces: int = 200_000,
     ):
+        self.pattern: Pattern = resolve_pattern(pattern)  # raises for a bad name or regex
+        self._split = self.pattern.split
+        # encode_iterable's rule for what more text cannot change (see _encode_settled)
+        self._by_reach = self.pattern.name in CUT_LIKE_GPT2
+        self._safe_cut = None if self.pattern.safe_cut is None else re.compile(self.pattern.safe_cut)
         self.vocab: dict[int, bytes] = checked_vocab(vocab)
         self._id_of: dict[bytes, int] = {token: i for i, token in self.vocab.items()}
         self.merges: list[tuple[bytes, bytes]] = checked_merges(merges, self._id_of)
@@ -143,9 +151,9 @@ class Tokenizer:
         self._cache = _PieceCache(self._encode_piece, self.max_cached_pieces)
 
     @classmethod
-    def byte_level(cls, special_tokens: Sequence[str] | None = None) -> Tokenizer:
+    def byte_level(cls, special_tokens: Sequence[str] | None = None, *, pattern: str | Pattern = "gpt2") -> Tokenizer:
         """The tokenizer before any training: id i is byte i, no merges."""
-        return cls({i: bytes([i]) for i in range(256)}, [], special_tokens)
+        return cls({i: bytes([i]) for i in range(256)}, [], special_tokens, pattern=pattern)
 
     def _add_special_tokens(self) -> dict[str, int]:
         ids = {}
@@ -170,7 +178,10 @@ class Tokenizer:
         return len(self.vocab)
 
     def __repr__(self) -> str:
-        return f"Tokenizer({len(self.vocab)} ids, {len(self.merges)} merges, special_tokens={self.special_tokens!r})"
+        return (
+            f"Tokenizer({len(self.vocab)} ids, {len(self.merges)} merges, special_tokens={self.special_tokens!r}, "
+            f"pattern={self.pattern.name or self.pattern.regex!r})"
+        )
 
     # ----------------------------------------------------------------- encode
 
@@ -200,26 +211,43 @@ class Tokenizer:
         ids, _ = self._encode_settled(text, final=True, specials=None)
         return ids
 
-    def encode_iterable(self, lines: Iterable[str], *, block_chars: int = 1 << 14) -> Iterator[int]:
-        """Ids of the concatenated ``lines``, produced lazily in fixed memory.
+    def encode_iterable(
+        self,
+        iterable: Iterable[str],
+        *,
+        allowed_special: AllowedSpecial = "all",
+        disallowed_special: DisallowedSpecial = "all",
+        block_chars: int = 1 << 14,
+    ) -> Iterator[int]:
+        """Ids of the concatenated strings of ``iterable`` (the lines of a
+        file opened in text mode), produced lazily in fixed memory.
 
-        The result equals ``encode("".join(lines))``, every special token
-        allowed (for untrusted text, use ``encode_ordinary`` on the whole
-        text). That is not the same as encoding line by line: GPT-2's
-        pattern glues a run of white space together across the newline (``"\\n\\n"`` is one token), a special token
-        may be cut in half by a chunk boundary, and a contraction needs to see
-        three characters. So lines are gathered (or cut) into blocks of about
-        ``block_chars`` characters; each block's *settled* part is encoded and
-        the rest (the last pre-token, any pre-token starting in the last three
-        characters, a possible beginning of a special token) is carried into
-        the next block. Memory: one block and its pre-tokens, the carry, the
-        bounded pre-token cache, and the longest line ``lines`` hands over.
+        The result equals ``encode("".join(iterable), allowed_special=...,
+        disallowed_special=...)``, with ``encode``'s keywords and defaults
+        (every special token of this tokenizer becomes its id); a disallowed
+        special token raises ValueError, naming its character in the whole
+        text, when the stream reaches it (after the ids before it). Bad
+        keywords raise at the call. Encoding line by line would differ:
+        GPT-2's pattern glues a run of white space together across the newline
+        (``"\\n\\n"`` is one token), a special token may be cut in half by a
+        chunk boundary, and a contraction needs to see three characters. So
+        lines are gathered (or cut) into blocks of about ``block_chars``
+        characters; each block's *settled* part is encoded and the rest is
+        carried into the next block: for GPT-2's and r50k's patterns the last
+        pre-token, any pre-token starting in the last three characters and a
+        possible beginning of a special token; for the other patterns all
+        after the block's last safe cut (``core.patterns.SAFE_CUTS``; a
+        regex of one's own has none, so its text is held back until a
+        special token or the end). Memory: one block and its pre-tokens, the
+        carry, the bounded pre-token cache, and the longest line ``iterable``
+        hands over.
         """
         block_chars = check_int(block_chars, "block_chars", minimum=1)
+        self._specials.to_encode("", allowed_special, disallowed_special)  # bad keywords raise now, not at next()
         # The generator hands over one list of ids per block and chain()
         # flattens them in C: a generator yielding each id itself spends
         # over a tenth of the encoding time just resuming its frame.
-        return chain.from_iterable(self._id_lists(lines, block_chars))
+        return chain.from_iterable(self._id_lists(iterable, block_chars, allowed_special, disallowed_special))
 
     def encode_file(
         self,
@@ -238,23 +266,31 @@ class Tokenizer:
 
         return encode_file(self, path, out, workers=workers, dtype=dtype, chunk_bytes=chunk_bytes, progress=progress)
 
-    def _id_lists(self, lines: Iterable[str], block_chars: int) -> Iterator[list[int]]:
+    def _id_lists(
+        self, lines: Iterable[str], block_chars: int, allowed: AllowedSpecial, disallowed: DisallowedSpecial
+    ) -> Iterator[list[int]]:
         """encode_iterable's work: the ids of each block, as one list."""
         carry = ""
         pending: list[str] = []
         size = 0
-        specials = self._specials.pattern
-        for block in _blocks(lines, block_chars):  # O(total length): each character is scanned about twice
+        offset = 0  # where carry starts in the whole text, for the error of a disallowed special token
+        for block in blocks(lines, block_chars):  # O(total length): each character is scanned about twice
             pending.append(block)
             size += len(block)
             # Waiting for at least len(carry) new characters keeps the work
             # linear even when one pre-token (a megabyte of spaces) spans many blocks.
             if size >= len(carry):
-                ids, carry = self._encode_settled(carry + "".join(pending), final=False, specials=specials)
+                text = carry + "".join(pending)
+                # the carry holds any unfinished special token, so one across blocks is seen whole here
+                specials = self._specials.to_encode(text, allowed, disallowed, offset=offset)  # may raise
+                ids, carry = self._encode_settled(text, final=False, specials=specials)
+                offset += len(text) - len(carry)
                 pending.clear()
                 size = 0
                 yield ids
-        ids, _ = self._encode_settled(carry + "".join(pending), final=True, specials=specials)
+        text = carry + "".join(pending)
+        specials = self._specials.to_encode(text, allowed, disallowed, offset=offset)
+        ids, _ = self._encode_settled(text, final=True, specials=specials)
         yield ids
 
     def _encode_settled(self, text: str, *, final: bool, specials: regex.Pattern[str] | None) -> tuple[list[int], str]:
@@ -271,17 +307,21 @@ class Tokenizer:
                 if match.end() > cut:  # a special token across the cut waits too
                     cut = min(cut, match.start())
                     break
-                self._extend(ids, gpt2_pretokenize(text[start : match.start()]))
+                self._extend(ids, self._split(text[start : match.start()]))
                 ids.append(self.special_ids[match.group()])
                 start = match.end()
+        if not final and not self._by_reach:  # hold back all after the last safe cut
+            settled = last_safe_cut(self._safe_cut, text, start, cut)
+            self._extend(ids, self._split(text[start:settled]))
+            return ids, text[settled:]
         # gpt2_pretokenize takes a fast path for ASCII text, so it is given
         # each stretch on its own: one non-ASCII character elsewhere does
         # not slow the others down (slicing is a fast copy).
-        pieces = gpt2_pretokenize(text[start:cut])
+        pieces = self._split(text[start:cut])
         if final:
             self._extend(ids, pieces)
             return ids, ""
-        count, chars = _unsettled(pieces)
+        count, chars = unsettled(pieces)
         del pieces[len(pieces) - count :]
         self._extend(ids, pieces)
         return ids, text[cut - chars :]
@@ -290,7 +330,8 @@ class Tokenizer:
         # The hot loop: one C-level dict lookup per pre-token (O(number of
         # pre-tokens)); only a cache miss runs Python code (_encode_piece).
         # ``reduce(iadd)`` is ``ids += t`` for each tuple t, called from C:
-        # 10% faster than ``ids.extend(chain.from_iterable(...))``.
+        # measured faster than ``ids.extend(chain.from_iterable(...))`` (the
+        # cache hits of ``make bench``'s encoding row).
         reduce(iadd, map(self._cache.__getitem__, pieces), ids)
 
     def _encode_piece(self, piece: str) -> tuple[int, ...]:
@@ -304,17 +345,21 @@ class Tokenizer:
     # ----------------------------------------------------------------- decode
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes of ``ids`` joined: what ``decode`` turns into text."""
-        ids = list(ids)
+        """The bytes of ``ids`` joined: what ``decode`` turns into text.
+
+        An id must be an integer: an ``int`` or a NumPy integer (what
+        ``encode_file``'s array holds); a ``bool``, a float such as ``1.0`` or
+        a string such as ``"1"`` raises TypeError, and an integer that is not
+        an id ValueError, each naming its position and value.
+        """
+        # a NumPy array (encode_file's) turns into Python ints at C speed
+        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        check_token_ids(ids)
         try:
             return b"".join(map(self.vocab.__getitem__, ids))
-        except (KeyError, TypeError):
+        except KeyError:
             for position, token_id in enumerate(ids):
-                try:
-                    known = token_id in self.vocab
-                except TypeError:  # unhashable, e.g. a list
-                    known = False
-                if not known:
+                if token_id not in self.vocab:
                     raise ValueError(
                         f"unknown token id {token_id!r} at position {position}; "
                         f"this tokenizer has {len(self.vocab)} ids, the largest {max(self.vocab)}"
@@ -331,69 +376,25 @@ class Tokenizer:
     def save(self, path: PathLike) -> None:
         """Write the tokenizer as JSON at ``path``, and a readable listing of
         the vocabulary beside it (same name, suffix ``.vocab``)."""
-        write_tokenizer_file(self.vocab, self.merges, self.special_tokens, path)
+        write_tokenizer_file(self.vocab, self.merges, self.special_tokens, path, pattern=self.pattern)
 
     @classmethod
     def load(cls, path: PathLike) -> Tokenizer:
-        """Read a tokenizer written by ``save``."""
-        vocab, merges, special_tokens = read_tokenizer_file(path)
-        return cls(vocab, merges, special_tokens)
+        """Read a tokenizer written by ``save``, its pattern included (a file
+        written before tokenizers had a pattern is GPT-2's)."""
+        vocab, merges, special_tokens, pattern = read_tokenizer_file(path)
+        return cls(vocab, merges, special_tokens, pattern=pattern)
 
     @classmethod
     def from_files(
-        cls, vocab_path: PathLike, merges_path: PathLike, special_tokens: Sequence[str] | None = None
+        cls,
+        vocab_path: PathLike,
+        merges_path: PathLike,
+        special_tokens: Sequence[str] | None = None,
+        *,
+        pattern: str | Pattern = "gpt2",
     ) -> Tokenizer:
-        """Read GPT-2's ``vocab.json`` + ``merges.txt`` (its printable byte map)."""
+        """Read GPT-2's ``vocab.json`` + ``merges.txt`` (its printable byte map);
+        the files hold no pattern, so give the one they were trained with."""
         vocab, merges = read_gpt2_files(vocab_path, merges_path)
-        return cls(vocab, merges, special_tokens)
-
-
-def _blocks(lines: Iterable[str], block_chars: int) -> Iterator[str]:
-    """The text of ``lines`` in blocks of about ``block_chars`` characters.
-
-    Short lines are gathered, and a line longer than a block is cut into
-    blocks too, so the work per block stays small whatever the line lengths.
-    Any cut is safe: ``_encode_settled`` holds back whatever a cut may change.
-    """
-    buffer: list[str] = []
-    size = 0
-    for line in lines:  # O(total length)
-        if not isinstance(line, str):
-            raise TypeError(
-                f"encode_iterable() needs str lines, got {type(line).__name__} (open the file in text mode)"
-            )
-        buffer.append(line)
-        size += len(line)
-        if size >= block_chars:
-            text = "".join(buffer)
-            buffer.clear()
-            size = 0
-            for start in range(0, len(text), block_chars):
-                yield text[start : start + block_chars]
-    if buffer:
-        yield "".join(buffer)
-
-
-def _unsettled(pieces: list[str]) -> tuple[int, int]:
-    """How many pre-tokens at the end of ``pieces``, and how many characters,
-    could still be cut differently once more text follows.
-
-    The last pre-token can grow (``"wor"`` + ``"ld"``) or shrink (a run of white
-    space gives its last space to the next word: ``"  "`` + ``"x"``). A
-    pre-token that starts within ``_REGEX_REACH`` characters of the end was
-    decided without seeing three characters (``"'l"`` + ``"l"`` is ``'ll``, not
-    ``'`` then ``ll``). Every earlier pre-token was decided by characters that
-    are all present, so it stays as it is.
-
-    >>> _unsettled(["x", "'", "l"])
-    (2, 2)
-    >>> _unsettled(["Hello", " world"])
-    (1, 6)
-    """
-    if not pieces:
-        return 0, 0
-    count, chars = 1, len(pieces[-1])
-    while count < len(pieces) and chars + len(pieces[-count - 1]) < _REGEX_REACH:  # at most 3 steps
-        count += 1
-        chars += len(pieces[-count])
-    return count, chars
+        return cls(vocab, merges, special_tokens, pattern=pattern)

@@ -1,4 +1,5 @@
-"""Training a byte-level BPE vocabulary from a text file, the GPT-2 way.
+"""Training a byte-level BPE vocabulary from a text file, the GPT-2 way
+(or with the pattern of a later model).
 
 Unlike the textbook trainer (characters plus ``</w>``), byte-level BPE works
 on the UTF-8 bytes of the text, so its 256 single bytes already encode any
@@ -9,14 +10,16 @@ string and no word is ever out of vocabulary. What this module adds on top of
 1. special tokens such as ``<|endoftext|>`` are cut out of the text first, so
    no merge ever crosses one (they get their own vocabulary entries);
 2. the rest is cut into pre-tokens with GPT-2's pattern
-   (``pretokenize.GPT2_PATTERN``), and BPE merges only inside a pre-token;
+   (``pretokenize.GPT2_PATTERN``) or the one ``pattern`` names
+   (``core.patterns``), and BPE merges only inside a pre-token;
 3. the file is read in chunks cut where cutting changes nothing (see
    ``chunk_bounds``), counted in parallel worker processes when it is large.
 
 Memory: the counting workers are fresh interpreters (``workers``), this
 process counts a share of the chunks itself, and the merges are learned by
-``merge_learner``, whose docstring says where the memory goes: peak 81 MB
-with or without workers at vocabulary 10,000 on 32 MB, HF tokenizers 105 MB.
+``merge_learner``, whose docstring says where the memory goes. ``make bench``
+measures the peak (summed over the processes) beside HF tokenizers' in its
+training rows.
 
 Then the merges are learned with ties going to the lexicographically greater
 pair of bytes (``tie_break="lexicographic"`` in ``core.symbols``). The
@@ -51,7 +54,8 @@ from typing import BinaryIO
 from bpe_lab.bytelevel.merge_learner import learn_bytelevel_merges
 from bpe_lab.bytelevel.progress import progress_bar, want_progress
 from bpe_lab.bytelevel.workers import Worker, parallel_ok, serve
-from bpe_lab.core.pretokenize import gpt2_pretokenize, special_token_pattern, split_special
+from bpe_lab.core.patterns import Pattern, resolve_pattern
+from bpe_lab.core.pretokenize import special_token_pattern, split_special
 from bpe_lab.core.symbols import ON_SHORT, OnShort, check_choice, check_int, report_short
 from bpe_lab.core.textfile import check_file, decode_utf8
 
@@ -63,8 +67,9 @@ Merges = list[tuple[bytes, bytes]]
 _BYTES = [bytes([b]) for b in range(256)]  # a shared bytes object per byte value
 
 #: Chunks of about this many bytes: the cost per chunk (a pickle, adding up
-#: its counts) stays small, and so do the processes: at 1 MB workers reached
-#: 38 MB and the peak 91 MB; at 256 KB, 25 MB and 81 MB, at the same speed.
+#: its counts) stays small, and so do the processes (1 MB chunks made both
+#: the workers and the peak larger, at the same speed; ``make bench``'s
+#: training rows measure the peak).
 CHUNK_BYTES = 1 << 18
 #: Below this size one process counts everything: workers would cost more.
 PARALLEL_MIN_BYTES = 8 << 20
@@ -76,6 +81,7 @@ def train_bytelevel(
     vocab_size: int,
     special_tokens: Sequence[str],
     *,
+    pattern: str | Pattern = "gpt2",
     workers: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     progress: bool | None = None,
@@ -90,7 +96,9 @@ def train_bytelevel(
     vocabulary is smaller; ``on_short`` says whether that warns (the
     default), raises ValueError or passes silently ("ignore").
 
-    ``workers``: processes that count pre-tokens (default: one for inputs
+    ``pattern``: the pre-tokenizer, a name of ``core.patterns.PATTERNS``
+    (``"gpt2"``, ``"r50k"``, ``"cl100k"``, ``"o200k"``, ``"llama3"``) or a
+    regex; give the ``Tokenizer`` the same one. ``workers``: processes that count pre-tokens (default: one for inputs
     under ``PARALLEL_MIN_BYTES``, else ``os.cpu_count()``); the result
     never depends on it. This process is one of them; the others are fresh
     interpreters that import bpe_lab (not the main module: no ``__main__``
@@ -100,14 +108,16 @@ def train_bytelevel(
     Raises FileNotFoundError / IsADirectoryError for a bad path, ValueError
     for an empty or non-UTF-8 file (naming the byte offset), a ``vocab_size``
     too small to hold the bytes and special tokens, or duplicate special
-    tokens, and TypeError for special tokens that are not strings.
+    tokens, a ``pattern`` that is not a name nor a usable regex, and
+    TypeError for special tokens that are not strings.
     """
     specials = _check_special_tokens(special_tokens)
+    cutter = resolve_pattern(pattern)
     num_merges = _check_vocab_size(vocab_size, len(specials))
     on_short = check_choice(on_short, "on_short", ON_SHORT)
     path = _check_file(input_path)
     show = want_progress(progress, path.stat().st_size)
-    counts = _count_bytes(path, specials, workers, chunk_bytes, show)
+    counts = _count_bytes(path, specials, cutter, workers, chunk_bytes, show)
     with progress_bar(show, num_merges, "learning merges", "merge") as bar:  # it consumes the counts
         merges = learn_bytelevel_merges(counts, num_merges, progress=bar.update)
     report_short(num_merges, len(merges), on_short, what=f"merges (vocab_size={vocab_size})", stacklevel=2)
@@ -168,21 +178,21 @@ def _overlap_pattern(special_tokens: Sequence[str]) -> re.Pattern[bytes] | None:
     return re.compile(b"(?=(" + b"|".join(re.escape(t) for t in ordered) + b"))")
 
 
-#: Before the white space of "X Y" or "X\nY", X and Y printable ASCII other
-#: than space: GPT-2's pattern always starts a pre-token there (" Y..." or a
-#: lone "\n") and always ends X's pre-token at X, whatever comes after.
-_SAFE_SPACE = re.compile(rb"(?<=[!-~])(?=[ \n][!-~])")
+def _safe_cuts(pattern: Pattern) -> re.Pattern[bytes] | None:
+    """The pattern's safe cuts (``core.patterns.SAFE_CUTS``: where no pre-token
+    can be split, such as before the space of "X Y") as a bytes regex."""
+    return None if pattern.safe_cut is None else re.compile(pattern.safe_cut.encode("ascii"))
 
 
-def _cut_points(window: bytes, specials: re.Pattern[bytes] | None) -> Iterator[int]:
+def _cut_points(window: bytes, specials: re.Pattern[bytes] | None, safe: re.Pattern[bytes] | None) -> Iterator[int]:
     """Positions in ``window`` where the file may be cut without changing
     any pre-token or special token: the start of a special token that no
-    other occurrence straddles, or a safe space or newline (``_SAFE_SPACE``)
-    that no special token straddles. Both kinds in order, found lazily: the
+    other occurrence straddles, or a safe cut of the pattern (``safe``) that
+    no special token straddles. Both kinds in order, found lazily: the
     caller takes the first one past where it wants to cut, and a set of every
     space in a 64 KB window (about 1.4 MB) is never built."""
     occurrences = [(m.start(), m.end(1)) for m in specials.finditer(window)] if specials else []
-    spaces = (m.start() for m in _SAFE_SPACE.finditer(window))
+    spaces = (m.start() for m in safe.finditer(window)) if safe is not None else iter(())
     last = -1
     for cut in heapq.merge((start for start, _ in occurrences), spaces):  # O(k * c), k cuts, c occurrences
         if cut != last and not any(start < cut < end for start, end in occurrences):
@@ -191,7 +201,11 @@ def _cut_points(window: bytes, specials: re.Pattern[bytes] | None) -> Iterator[i
 
 
 def chunk_bounds(
-    path: str | os.PathLike[str], special_tokens: Sequence[str], chunk_bytes: int = CHUNK_BYTES
+    path: str | os.PathLike[str],
+    special_tokens: Sequence[str],
+    chunk_bytes: int = CHUNK_BYTES,
+    *,
+    pattern: str | Pattern = "gpt2",
 ) -> list[int]:
     """Byte offsets ``[0, c1, c2, ..., size]`` cutting the file into chunks of
     about ``chunk_bytes`` that can be counted independently.
@@ -199,13 +213,17 @@ def chunk_bounds(
     A cut must never split a special token, a pre-token or a UTF-8
     character, or counting chunk by chunk would differ from counting the
     whole text. Cuts are made only before a special token or at a safe
-    space or newline (``_cut_points``); the file is read only in small windows around
-    the wanted positions, so finding the bounds costs O(number of chunks *
-    window), not a pass over a multi-GB file. A chunk grows past
-    ``chunk_bytes`` when no safe cut is found (a file with no special token
-    and no "X Y" or "X\nY" in plain ASCII is one chunk).
+    cut of ``pattern`` (``core.patterns.SAFE_CUTS``: a space or newline
+    between two printable ASCII characters, for the newer patterns a newline
+    only after a letter or digit; a regex of one's own has none); the file
+    is read only in small windows around the wanted positions, so finding
+    the bounds costs O(number of chunks * window), not a pass over a
+    multi-GB file. A chunk grows past ``chunk_bytes`` when no safe cut is
+    found (a file with no special token and no "X Y" or "X\nY" in plain
+    ASCII is one chunk).
     """
     chunk_bytes = check_int(chunk_bytes, "chunk_bytes", minimum=1)
+    safe = _safe_cuts(resolve_pattern(pattern))
     specials = _overlap_pattern(special_tokens)
     longest = max((len(t.encode("utf-8")) for t in special_tokens), default=1)
     size = os.path.getsize(path)
@@ -213,7 +231,7 @@ def chunk_bounds(
     with open(path, "rb") as f:
         wanted = chunk_bytes
         while wanted < size:
-            cut = _next_cut(f, wanted, size, specials, longest)
+            cut = _next_cut(f, wanted, size, specials, safe, longest)
             if cut is None:
                 break
             bounds.append(cut)
@@ -222,7 +240,14 @@ def chunk_bounds(
     return bounds
 
 
-def _next_cut(f: BinaryIO, wanted: int, size: int, specials: re.Pattern[bytes] | None, longest: int) -> int | None:
+def _next_cut(
+    f: BinaryIO,
+    wanted: int,
+    size: int,
+    specials: re.Pattern[bytes] | None,
+    safe: re.Pattern[bytes] | None,
+    longest: int,
+) -> int | None:
     """The first safe cut at or after ``wanted``, reading window by window
     (each window starts ``longest`` bytes early so that an occurrence
     straddling its start is seen, and ends ``longest`` bytes past the last
@@ -233,7 +258,7 @@ def _next_cut(f: BinaryIO, wanted: int, size: int, specials: re.Pattern[bytes] |
         f.seek(start)
         window = f.read(_WINDOW + 2 * lead)
         limit = wanted - start + _WINDOW  # candidates beyond this are left to the next window
-        for cut in _cut_points(window, specials):
+        for cut in _cut_points(window, specials, safe):
             if wanted - start <= cut < min(limit, len(window)) and 0 < start + cut < size:
                 return start + cut
         wanted += _WINDOW
@@ -243,13 +268,14 @@ def _next_cut(f: BinaryIO, wanted: int, size: int, specials: re.Pattern[bytes] |
 # -- counting pre-tokens ---------------------------------------------------
 
 
-_Job = tuple[str, int, int, tuple[str, ...]]  # (path, start, end, special tokens)
+_Job = tuple[str, int, int, tuple[str, ...], str]  # (path, start, end, special tokens, pattern's spec)
 
 
 def _count_chunk(job: _Job) -> Counter[str]:
     """Count the pre-tokens of one chunk. O(chunk) time; memory a few times
     the chunk (its text, its pieces between special tokens, the Counter)."""
-    path, start, end, special_tokens = job
+    path, start, end, special_tokens, pattern = job
+    split = resolve_pattern(pattern).split  # cached: one regex compilation per process
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
@@ -257,7 +283,7 @@ def _count_chunk(job: _Job) -> Counter[str]:
     counts: Counter[str] = Counter()
     for piece, is_special in split_special(text, special_tokens):
         if not is_special:
-            counts.update(gpt2_pretokenize(piece))  # Counter's C loop, one document's list at a time
+            counts.update(split(piece))  # Counter's C loop, one document's list at a time
     return counts
 
 
@@ -294,14 +320,20 @@ def _feed(worker: Worker, jobs: deque[tuple[int, _Job]], done: queue.SimpleQueue
 
 
 def _count_bytes(
-    path: str | os.PathLike[str], special_tokens: Sequence[str], workers: int | None, chunk_bytes: int, progress: bool
+    path: str | os.PathLike[str],
+    special_tokens: Sequence[str],
+    pattern: Pattern,
+    workers: int | None,
+    chunk_bytes: int,
+    progress: bool,
 ) -> dict[bytes, int]:
     """``count_pretokens`` keyed by bytes. This process counts chunks too,
     beside ``workers - 1`` worker processes, and adds up their counts as they
     arrive (in any order: a sum); the first bad chunk in the file raises."""
     workers = None if workers is None else check_int(workers, "workers", minimum=1)
-    bounds = chunk_bounds(path, special_tokens, chunk_bytes)
-    jobs = deque((i, (str(path), a, b, tuple(special_tokens))) for i, (a, b) in enumerate(zip(bounds, bounds[1:])))
+    bounds = chunk_bounds(path, special_tokens, chunk_bytes, pattern=pattern)
+    specials, spec = tuple(special_tokens), pattern.spec
+    jobs = deque((i, (str(path), a, b, specials, spec)) for i, (a, b) in enumerate(zip(bounds, bounds[1:])))
     if workers is None:
         workers = 1 if bounds[-1] < PARALLEL_MIN_BYTES else (os.cpu_count() or 1)
     workers = max(1, min(workers, len(jobs), os.cpu_count() or 1)) if parallel_ok() else 1
@@ -336,7 +368,7 @@ def _count_bytes(
                     running -= reply is None
                     if reply is not None:
                         take(*reply)
-        finally:  # also on an error or Ctrl-C: a worker exits after its chunk (~0.1 s)
+        finally:  # also on an error or Ctrl-C: a worker exits after the chunk in hand
             jobs.clear()
             for worker in helpers:
                 worker.close()
@@ -349,13 +381,14 @@ def count_pretokens(
     path: str | os.PathLike[str],
     special_tokens: Sequence[str],
     *,
+    pattern: str | Pattern = "gpt2",
     workers: int | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     progress: bool = False,
 ) -> Counter[str]:
-    """How often each GPT-2 pre-token occurs in the file, special tokens cut
-    out first. Chunks are counted in ``workers`` processes, this one
-    included (see ``train_bytelevel``); the total is the same whatever
-    ``workers`` is."""
-    counts = _count_bytes(path, special_tokens, workers, chunk_bytes, progress)
+    """How often each pre-token of ``pattern`` (GPT-2's by default) occurs in
+    the file, special tokens cut out first. Chunks are counted in ``workers``
+    processes, this one included (see ``train_bytelevel``); the total is the
+    same whatever ``workers`` is."""
+    counts = _count_bytes(path, special_tokens, resolve_pattern(pattern), workers, chunk_bytes, progress)
     return Counter({token.decode("utf-8"): n for token, n in counts.items()})

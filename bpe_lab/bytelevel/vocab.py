@@ -7,7 +7,8 @@ is made, the ``Tokenizer`` constructor and the file readers of ``files.py``:
 - a vocabulary maps ids (non-negative ints) to non-empty, distinct byte
   strings and holds all 256 single bytes, so any text can be encoded;
 - a merge joins two symbols that exist at that point (single bytes or results
-  of earlier merges), its result is in the vocabulary, and no merge repeats.
+  of earlier merges), its result is in the vocabulary, and no merge repeats;
+- a token id to decode is an integer (``int`` or a NumPy integer, not a bool).
 
 Each error names what is wrong and where (the merge's rank; the file readers
 add the line).
@@ -24,10 +25,11 @@ ValueError: merge 0 (b'ab', b'c'): the part b'ab' is neither a single byte nor t
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import cast
 
-__all__ = ["checked_vocab", "merge_problem", "MergeChecker", "checked_merges"]
+__all__ = ["checked_vocab", "merge_problem", "MergeChecker", "checked_merges", "check_token_ids"]
 
 
 def checked_vocab(vocab: Mapping[int, bytes]) -> dict[int, bytes]:
@@ -115,3 +117,17 @@ def checked_merges(merges: Sequence[tuple[bytes, bytes]], id_of: Mapping[bytes, 
             raise ValueError(f"merge {rank} {problem}")
         checked.append((pair[0], pair[1]))  # a tuple even if given as a list
     return checked
+
+
+def check_token_ids(ids: Sequence[object]) -> None:
+    """TypeError at the first id that is not an integer (a NumPy integer is
+    one, a bool is not, though Python counts it as one). O(len(ids)) in C:
+    each distinct type is judged once, and positions are looked at only to
+    name the first bad one."""
+    kinds = set(map(type, ids))
+    bad = {kind for kind in kinds if issubclass(kind, bool) or not issubclass(kind, numbers.Integral)}
+    if not bad:
+        return
+    position = next(i for i, token_id in enumerate(ids) if type(token_id) in bad)
+    token_id = ids[position]
+    raise TypeError(f"token ids must be integers, got {token_id!r} ({type(token_id).__name__}) at position {position}")

@@ -20,8 +20,9 @@ until its stdin closes. Why not a Pool:
   stops them on Python 3.10-3.13). A worker here exits when its stdin
   closes.
 
-Starting one costs about 70 ms (a fresh interpreter importing ``bpe_lab``,
-Python 3.11), paid while the caller gets on with its own share.
+Starting one costs a fresh interpreter importing ``bpe_lab`` (part of what
+``make bench``'s training and ``encode_file`` rows time), paid while the
+caller gets on with its own share.
 """
 
 from __future__ import annotations

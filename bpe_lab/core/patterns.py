@@ -40,15 +40,64 @@ Where each pattern comes from (``SOURCES`` says the same):
 ['I', "'LL", ' pay', ' ', '123', '456', '7', ' now']
 >>> pretokenize_with("今天天气", SEED_ZH_PATTERN)
 ['今', '天', '天', '气']
+
+A tokenizer is given a pattern by name or as a regex; ``resolve_pattern``
+checks it once and returns a ``Pattern``: its name, its regex, the function
+that cuts text with it, and where a file may be cut (``safe_cut``, below).
+
+>>> resolve_pattern("cl100k").name, resolve_pattern(CL100K_PATTERN).name
+('cl100k', 'cl100k')
+>>> resolve_pattern("gpt4")
+Traceback (most recent call last):
+...
+ValueError: unknown pattern name 'gpt4'; the names are gpt2, r50k, cl100k, o200k, llama3 (or pass a regex)
+
+Where a text may be cut
+-----------------------
+
+Training and ``encode_file`` cut a file into chunks and pre-tokenize each on
+its own; that gives the pieces of the whole text only where no piece crosses
+the cut. Take ``c`` with ``X = text[c-1]`` not white space and ``text[c]``
+white space. If (1) no branch of the pattern can match ``X`` and then
+``text[c]``, the cut at ``c`` is safe: no piece of the whole text holds both,
+so one ends at ``c``. The right side is scanned as in the whole text because
+none of these patterns looks behind (no look-behind, ``^`` or ``\\b``). On
+the left, a match can only differ where it reaches the chunk's end: there a
+quantifier stops because the text ends, where in the whole text it stops
+because ``text[c]`` does not fit (1); and the only assertions that could hold
+at the end and not before ``text[c]``, ``$`` of ``\\s++$`` and ``(?!\\S)`` of
+``\\s+(?!\\S)``, come after white space, and ``X`` is not. So (1) decides,
+and ``SAFE_CUTS`` says, per pattern, where it holds, in ASCII only (a byte of
+``[!-~]`` is always a whole character, so the rule works on a file's bytes):
+
+- **gpt2, r50k**: before a space or a new line between two printable ASCII
+  characters ``X`` and ``Y``. No branch goes on from a character that is not
+  white space into white space: the letters, digits and symbols branches stop
+  at ``\\s``, a contraction ends in a letter, and the white-space branches
+  hold only white space.
+- **cl100k, llama3, o200k**: before a space between two printable ASCII
+  characters, as above; but before a new line only after an ASCII letter or
+  digit. Their symbols branch takes the new lines *after* a symbol
+  (`` ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+``; o200k's ``[\\r\\n/]*``), so ``".\\n"``
+  is one piece; the letters, digits and contractions branches (o200k's
+  ``'s`` suffix included) stop at a new line. No branch goes on into a space
+  from a character that is not white space.
+- **a regex of your own**: no safe place is known, so a file is cut only
+  before special tokens (which always split a document).
+
+``tests/test_bytelevel_train.py`` checks, for each pattern, with one worker
+and two, that counting chunk by chunk equals counting the whole text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import regex
 
-from bpe_lab.core.pretokenize import GPT2_PATTERN
+from bpe_lab.core.pretokenize import GPT2_PATTERN, gpt2_pretokenize
 
 __all__ = [
     "R50K_PATTERN",
@@ -59,6 +108,9 @@ __all__ = [
     "SEED_JA_PATTERN",
     "PATTERNS",
     "SOURCES",
+    "SAFE_CUTS",
+    "Pattern",
+    "resolve_pattern",
     "pattern_named",
     "pretokenize_with",
     "side_by_side",
@@ -119,6 +171,20 @@ PATTERNS: dict[str, str] = {
     "llama3": LLAMA3_PATTERN,
 }
 
+#: Where a text may be cut, per pattern: a regex (over ASCII, so that it
+#: runs on bytes as well as on str) matching, with look-arounds only, the
+#: positions where a cut splits no pre-token (the proofs: this module's
+#: docstring). A name left out, or a regex of one's own, has none.
+_CUT_AT_ANY_SINGLE_SPACE = r"(?<=[!-~])(?=[ \n][!-~])"
+_CUT_AT_SPACE_OR_AFTER_ALNUM_NEWLINE = r"(?<=[!-~])(?= [!-~])|(?<=[A-Za-z0-9])(?=\n[!-~])"
+SAFE_CUTS: dict[str, str] = {
+    "gpt2": _CUT_AT_ANY_SINGLE_SPACE,
+    "r50k": _CUT_AT_ANY_SINGLE_SPACE,
+    "cl100k": _CUT_AT_SPACE_OR_AFTER_ALNUM_NEWLINE,
+    "o200k": _CUT_AT_SPACE_OR_AFTER_ALNUM_NEWLINE,
+    "llama3": _CUT_AT_SPACE_OR_AFTER_ALNUM_NEWLINE,
+}
+
 #: Where each pattern is defined.
 SOURCES: dict[str, str] = {
     "gpt2": "openai/gpt-2, src/encoder.py, Encoder.pat (less its <|endoftext|> branch, as tiktoken quotes it)",
@@ -129,6 +195,98 @@ SOURCES: dict[str, str] = {
     "seed_zh": "seed article 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
     "seed_ja": "seed article 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
 }
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A pre-tokenization pattern, checked: what a tokenizer cuts text with.
+
+    ``name``: its name in ``PATTERNS``, or None for a regex of one's own;
+    ``regex``: the regular expression; ``safe_cut``: where a text may be cut
+    without changing its pieces (``SAFE_CUTS``; None: nowhere known).
+    ``split(text)`` cuts ``text`` into its pieces: for GPT-2's pattern
+    ``gpt2_pretokenize`` (faster forms of the same regex), for any other
+    ``regex``'s ``findall``. Made by ``resolve_pattern``.
+    """
+
+    name: str | None
+    regex: str
+    safe_cut: str | None
+    split: Callable[[str], list[str]] = field(repr=False, compare=False)
+
+    @property
+    def spec(self) -> str:
+        """What ``resolve_pattern`` takes to make this pattern again: the name, or the regex."""
+        return self.name if self.name is not None else self.regex
+
+    def __reduce__(self) -> tuple[Callable[[str], Pattern], tuple[str]]:
+        # pickled as its spec (a worker process resolves it again): a
+        # compiled regex's bound method is not worth pickling
+        return resolve_pattern, (self.spec,)
+
+
+#: A text every pattern fit for a tokenizer cuts into pieces that join to it
+#: again: a pattern that drops a character here would lose text in encode.
+_PROBE = "Hello World, it's DON'T 2024! x=1.5e-3;\n\t  y\r\n\u00a0é e\u0301 中文 ١٢٣ 👩\u200d💻 🎉  "
+
+#: A word-like string that is not a name of PATTERNS: taken for a misspelt
+#: name rather than for a regex that matches only itself.
+_LOOKS_LIKE_A_NAME = regex.compile(r"[A-Za-z][A-Za-z0-9_]*")
+
+
+def resolve_pattern(pattern: str | Pattern) -> Pattern:
+    """The ``Pattern`` for a name of ``PATTERNS`` or a regex (a ``Pattern``
+    is returned as it is). A regex equal to a named one gets its name.
+
+    Raises TypeError for what is not a string, and ValueError, naming the
+    pattern and listing the names, for a word that is not a name (``"gpt4"``),
+    a regex that does not compile, has capturing groups (``findall`` would
+    return only the groups; use ``(?:...)``) or drops or empties text (its
+    pieces of a test text must join to that text: encode would lose what no
+    branch matches).
+    """
+    if isinstance(pattern, Pattern):
+        return pattern
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a name ({_NAMES}) or a regex, got {type(pattern).__name__}")
+    return _resolved(pattern)
+
+
+_NAMES = ", ".join(PATTERNS)
+
+
+@lru_cache(maxsize=64)
+def _resolved(pattern: str) -> Pattern:
+    for name, known in PATTERNS.items():
+        if pattern in (name, known):
+            split = gpt2_pretokenize if known is GPT2_PATTERN else _compiled(known).findall
+            return Pattern(name, known, SAFE_CUTS.get(name), split)
+    if not pattern or _LOOKS_LIKE_A_NAME.fullmatch(pattern):
+        raise ValueError(f"unknown pattern name {pattern!r}; the names are {_NAMES} (or pass a regex)")
+    try:
+        compiled = _compiled(pattern)
+    except regex.error as err:
+        raise ValueError(f"the pattern {pattern!r} is not a valid regex ({err}); the names are {_NAMES}") from None
+    if compiled.groups:
+        raise ValueError(
+            f"the pattern {pattern!r} has {compiled.groups} capturing group(s); write them (?:...) "
+            "so that each match is one whole piece"
+        )
+    end = 0
+    for match in compiled.finditer(_PROBE):  # O(len(_PROBE))
+        if match.start() > end or match.end() == match.start():
+            what = f"drops {_PROBE[end : match.start()]!r}" if match.start() > end else "matches an empty piece"
+            raise ValueError(
+                f"the pattern {pattern!r} {what} at character {end} of the test text {_PROBE!r}; "
+                "every character must be matched by one of its branches, or encoding would lose text"
+            )
+        end = match.end()
+    if end < len(_PROBE):
+        raise ValueError(
+            f"the pattern {pattern!r} drops {_PROBE[end:]!r} at character {end} of the test text {_PROBE!r}; "
+            "every character must be matched by one of its branches, or encoding would lose text"
+        )
+    return Pattern(None, pattern, None, compiled.findall)
 
 
 def pattern_named(pattern: str) -> str:

@@ -3,8 +3,9 @@
 What this adds over ``grader`` (``grade``, the function): the options an
 instructor sets (limits, workers, sandbox, salt), and what comes out: the
 reports printed (or ``--json``), the gradebook (``--out``, one row per
-student), a feedback file per student (``--feedback``), and the seconds per
-submission.
+student), a feedback file per student (``--feedback``), the seconds per
+submission, and with ``--similarity`` the answers that look copied
+(``similar_answers``; ``--similarity-only`` grades nothing and runs no kernel).
 """
 
 from __future__ import annotations
@@ -14,15 +15,22 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.feedback import write_feedback
-from bpe_lab.grading.grader import Limits, default_workers, format_report, grade, gradebook
+from bpe_lab.grading.grader import Limits, Report, default_workers, format_report, grade, gradebook
+from bpe_lab.grading.similar_answers import THRESHOLD, Settings, similarity
+from bpe_lab.grading.similarity_report import format_similarity, write_similarity
 
 __all__ = ["run_grade", "add_grade_command"]
 
 
 def run_grade(args: argparse.Namespace) -> None:
+    settings = Settings(threshold=args.similarity_threshold)  # a wrong threshold stops before grading
+    if args.similarity_only:
+        _similarity(args, settings, None)
+        return
     limits = Limits(args.cell_timeout, args.timeout, args.memory_mb, processes=args.processes, disk_mb=args.disk_mb)
     sandbox = {"auto": None, "require": True, "off": False}[args.sandbox]
     started = time.monotonic()
@@ -36,10 +44,12 @@ def run_grade(args: argparse.Namespace) -> None:
         salt=args.salt,
     )
     seconds = time.monotonic() - started
-    if args.json:
+    if args.json and not _wants_similarity(args):
         print(json.dumps([r.to_dict() for r in reports], indent=1))
-    else:
+    elif not args.json:
         print("\n\n".join(format_report(r) for r in reports))
+    if _wants_similarity(args):
+        _similarity(args, settings, reports)
     if args.out:
         gradebook(reports).to_csv(args.out, index=False)
         print(f"wrote {args.out} ({len(reports)} submissions)", file=sys.stderr)
@@ -106,4 +116,58 @@ def add_grade_command(subparsers: Any) -> None:
         default="auto",
         help="run kernels in bubblewrap: where it works (auto, the default), always (require) or never (off)",
     )
+    _add_similarity_options(parser)
     parser.set_defaults(run=run_grade)
+
+
+# ------------------------------------------------------------ --similarity
+
+
+def _wants_similarity(args: argparse.Namespace) -> bool:
+    return bool(args.similarity or args.similarity_only or args.similarity_out)
+
+
+def _similarity(args: argparse.Namespace, settings: Settings, reports: list[Report] | None) -> None:
+    """Compare the class's answer cells (``similar_answers``): print the
+    summary (or, with ``--json``, the reports and the flags as one object),
+    and write the report file: ``--similarity-out``, else beside ``--out``."""
+    found = similarity(args.submissions, solutions_dir=args.solutions, assignment=args.assignment, settings=settings)
+    if args.json:
+        both: dict[str, Any] = {"similarity": found.to_dict()}
+        if reports is not None:
+            both = {"reports": [r.to_dict() for r in reports], **both}
+        print(json.dumps(both, indent=1))
+    else:
+        print(("\n\n" if reports is not None else "") + format_similarity(found))
+    out = args.similarity_out or (
+        Path(args.out).with_name(Path(args.out).stem + "-similarity.md") if args.out else None
+    )
+    if out:
+        write_similarity(found, out)
+        print(f"wrote {out} ({len(found.flags)} flagged)", file=sys.stderr)
+
+
+def _add_similarity_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--similarity",
+        action="store_true",
+        help="also list answer cells that look copied from each other, the package or the model answer "
+        '(never scored; with --json one object: {"reports": [...], "similarity": {...}})',
+    )
+    parser.add_argument(
+        "--similarity-only",
+        action="store_true",
+        help="only the similarity report: grade nothing, run no kernel (reads the notebooks' JSON)",
+    )
+    parser.add_argument(
+        "--similarity-out",
+        metavar="FILE",
+        help="write the similarity report here (.html: HTML, else Markdown; default with --out: beside the gradebook)",
+    )
+    parser.add_argument(
+        "--similarity-threshold",
+        type=float,
+        metavar="SHARE",
+        default=THRESHOLD,
+        help="flag pairs whose fingerprints are at least this share in common (default: %(default)s)",
+    )
