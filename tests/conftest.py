@@ -114,6 +114,11 @@ class TempWatch:
         if self.left and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+    def pytest_unconfigure(self) -> None:
+        """A run that made no session (``--help``, a usage error) removes its folder too."""
+        if not self.worker:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.left:
             return
