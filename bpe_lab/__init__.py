@@ -19,7 +19,8 @@ notebook that teaches each idea in brackets; CONTRIBUTING.md draws it):
   ``bpe-lab grade``);
 - ``cli`` and ``bench``: the ``bpe-lab`` command and ``make bench``.
 
-The names below are the stable public API of DESIGN.md.
+The names below are the stable public API: ``docs/api.md`` gives their
+signatures and the CS336 seam.
 """
 
 from bpe_lab.bytelevel.byte_map import bytes_to_unicode, unicode_to_bytes

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bpe_lab.bench import add_bench_command
+from bpe_lab.bench.command import add_bench_command
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.corpus_files import SOURCES, offline_corpus

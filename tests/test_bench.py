@@ -1,12 +1,17 @@
 """The benchmark runs end to end in a tiny quick mode (no timing assertions:
-the numbers belong in the README, not in a test on a shared machine)."""
+the numbers belong in the README, not in a test on a shared machine), and
+its parts do what the table says: contenders take turns, the corpus's
+documents are counted and measured."""
 
 from pathlib import Path
 
 import pytest
 
-from bpe_lab.bench import Row, Sizes, format_table
-from bpe_lab.bench_grading import bench_grading
+from bpe_lab.bench.corpus import CorpusShape
+from bpe_lab.bench.grading import bench_grading
+from bpe_lab.bench.sizes import Sizes
+from bpe_lab.bench.table import Row, format_table
+from bpe_lab.bench.timing import interleaved
 from bpe_lab.cli import main
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
@@ -20,15 +25,19 @@ TINY = Sizes(
     small_bytes=20_000,
     small_vocab=300,
     encode_bytes=20_000,
+    encode_repeat=1,
     growth_bytes=(100_000, 200_000),
 )
 
 
-def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatch):
+def test_bench_command_prints_one_row_per_benchmark(capsys, monkeypatch):
     monkeypatch.setattr(Sizes, "quick", classmethod(lambda cls: TINY))
-    assert main(["bench", "--quick", "--quiet", "--cache-dir", str(tmp_path)]) == 0
+    # the default cache: its small corpora are built once, not on every run
+    assert main(["bench", "--quick", "--quiet"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
-    assert [row.split(",")[0] for row in rows] == [
+    cases = [row.split(" | ")[0].split(",")[0] for row in rows]
+    assert cases == [
+        "| corpus: this Python's standard library (stdlib-" + cases[0].split("(stdlib-")[1],
         "| textbook trainer",
         "| byte-level training",
         "| byte-level training",
@@ -36,19 +45,52 @@ def test_bench_command_prints_one_row_per_benchmark(tmp_path, capsys, monkeypatc
         "| encoding",
         "| encoding",
         "| encode_file",
+        "| encode_file",
+        *["| pre-tokenizing"] * 6,
         "| growth",
         "| growth",
         "| growth",
     ]
-    assert "tiktoken" in rows[4] and "HF tokenizers" in rows[5]
-    assert "encode_ordinary_batch" in rows[6] and "IDS DIFFER" not in rows[6]
-    assert "HF tokenizers" in rows[7] and "size^" in rows[9]
+    assert "documents joined by <|endoftext|>" in rows[0] and "document sizes: median" in rows[0]
+    assert "tiktoken" in rows[5] and "HF tokenizers" in rows[6] and "IDS DIFFER" not in rows[5]
+    assert "encode_ordinary_batch" in rows[7] and "IDS DIFFER" not in rows[7]
+    assert "speed-up of 2 workers over 1" in rows[8] and "of tiktoken's speed-up" in rows[8]
+    patterns = [row.split("pattern ")[1].split(",")[0] for row in rows[9:14]]
+    assert patterns == ["gpt2", "r50k", "cl100k", "o200k", "llama3"]
+    assert "gpt2_pretokenize" in rows[14] and "PIECES DIFFER" not in rows[14]
+    assert "HF tokenizers" in rows[15] and "size^" in rows[17]
     assert (
-        "train_fast" in rows[0]
-        and "train_bytelevel" in rows[1]
-        and "HF tokenizers" in rows[1]
-        and "one process" in rows[2]
+        "train_fast" in rows[1]
+        and "train_bytelevel" in rows[2]
+        and "HF tokenizers" in rows[2]
+        and "one process" in rows[3]
     )
+
+
+def test_contenders_take_turns_each_from_a_fresh_start():
+    events = []
+
+    def contender(name):
+        def prepare():
+            events.append(f"prepare {name}")
+            return lambda: events.append(f"run {name}") or name
+
+        return prepare
+
+    timed = interleaved({"ours": contender("ours"), "theirs": contender("theirs")}, 2)
+    assert events == ["prepare ours", "run ours", "prepare theirs", "run theirs"] * 2
+    assert [len(t.seconds) for t in timed.values()] == [2, 2] and timed["theirs"].result == "theirs"
+    assert timed["ours"].best == min(timed["ours"].seconds)
+    with pytest.raises(ValueError, match="repeat must be at least 1, got 0"):
+        interleaved({}, 0)
+
+
+def test_corpus_shape_counts_documents_and_their_utf8_sizes():
+    shape = CorpusShape.of(["a", "é" * 10, "abc", "x" * 100])  # 1, 20, 3 and 100 bytes
+    assert (shape.documents, shape.total_bytes, shape.smallest_bytes) == (4, 124, 1)
+    assert (shape.median_bytes, shape.p90_bytes, shape.largest_bytes) == (3, 100, 100)
+    with pytest.raises(ValueError, match="at least one document"):
+        CorpusShape.of([])
 
 
 def test_table_numbers_the_notes():

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 import regex
 
-from bpe_lab.core.corpora import DATA_DIR, TEXTBOOK_CORPUS
+from bpe_lab.core.corpora import DATA_DIR
 from bpe_lab.core.encode import encode_word as package_encode_word
 from bpe_lab.core.encode import longest_match as package_longest_match
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
@@ -379,9 +379,9 @@ def test_merging_aa_in_aaaa_loses_three_and_gains_one():
     assert recount_deltas(("l", "o", "w", "</w>"), ("e", "s")) == {}
 
 
-def test_the_count_7_over_count_9_trace_is_wrong_in_round_3():
+def test_the_count_7_over_count_9_trace_is_wrong_in_round_3(textbook_corpus):
     published = [(("e", "s"), 9), (("es", "t"), 9), (("o", "w"), 7)]
-    assert find_first_mistake(TEXTBOOK_CORPUS, published) == Mistake(3, ("est", "</w>"), 9, ("o", "w"), 7)
+    assert find_first_mistake(textbook_corpus, published) == Mistake(3, ("est", "</w>"), 9, ("o", "w"), 7)
 
 
 def test_a_trace_starting_with_l_o_is_wrong_in_round_1(textbook_corpus):
@@ -551,8 +551,8 @@ def test_a_failed_check_fails_a_plain_assert_handler():
         check.check_count_pairs(_unweighted)
 
 
-def test_the_lowest_encoding_that_loses_the_marker_is_caught():
-    merges = train_bpe(TEXTBOOK_CORPUS, 10)
+def test_the_lowest_encoding_that_loses_the_marker_is_caught(textbook_corpus):
+    merges = train_bpe(textbook_corpus, 10)
     assert encode_word("lowest", merges) == ["low", "est</w>"]
     with pytest.raises(CheckFailed, match=r"'lowest'.*\['low', 'est</w>'\], got \['low', 'est'\]"):
         check.check_encode_word(_no_marker_encode)
@@ -847,13 +847,13 @@ def test_a_failed_check_shows_only_its_one_line_reason_in_a_notebook():
         assert "runner.py" not in "".join(error.traceback)
 
 
-def test_a_trace_is_judged_by_its_stated_convention():
+def test_a_trace_is_judged_by_its_stated_convention(textbook_corpus):
     # seed 004's code has no end-of-word marker: there (l, o) with 7 is right in round 3
     published = [(("e", "s"), 9), (("es", "t"), 9), (("l", "o"), 7)]
-    wrong = find_first_mistake(TEXTBOOK_CORPUS, published)
+    wrong = find_first_mistake(textbook_corpus, published)
     assert wrong is not None and wrong.round == 3 and wrong.expected_pair == ("est", "</w>")
-    assert find_first_mistake(TEXTBOOK_CORPUS, published, end_of_word=None) is None
+    assert find_first_mistake(textbook_corpus, published, end_of_word=None) is None
     # subword-nmt glues </w> and breaks ties to the greater pair: (s, t</w>) comes first
     glued = [(("s", "t</w>"), 9), (("e", "st</w>"), 9)]
-    assert find_first_mistake(TEXTBOOK_CORPUS, glued) is not None
-    assert find_first_mistake(TEXTBOOK_CORPUS, glued, tie_break="lexicographic", glue_end_of_word=True) is None
+    assert find_first_mistake(textbook_corpus, glued) is not None
+    assert find_first_mistake(textbook_corpus, glued, tie_break="lexicographic", glue_end_of_word=True) is None

@@ -55,8 +55,8 @@ def test_quiz_needs_an_explanation_for_every_option():
         Quiz("?", {"a": "why a", "b": " "}, answer="a")
 
 
-def test_predict_reveals_whatever_was_predicted():
-    trace = train_trace({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 4)
+def test_predict_reveals_whatever_was_predicted(textbook_corpus):
+    trace = train_trace(textbook_corpus, 4)
     truth = trace.rounds[3].pair  # the answer comes from the package, not typed in
     p = Predict(
         "After est</w>, which pair merges next?",

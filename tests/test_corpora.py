@@ -32,3 +32,10 @@ def test_parallel_sentences_line_up_across_languages():
     assert parallel_sentences("en")[0] == "The weather is very nice today."
     with pytest.raises(ValueError, match="unknown language"):
         parallel_sentences("xx")
+
+
+def test_the_textbook_corpus_is_read_only(textbook_corpus):
+    assert dict(textbook_corpus) == {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        textbook_corpus["low"] = 6  # one test's change would be every later test's input
+    assert textbook_corpus["low"] == 5

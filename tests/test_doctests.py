@@ -17,7 +17,7 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 def test_every_layer_is_collected():
     layers = {name.split(".")[1] for name in MODULES if name.count(".") >= 2}
-    assert layers == {"core", "bytelevel", "variants", "ui", "grading"}
+    assert layers == {"core", "bytelevel", "variants", "ui", "grading", "bench"}
     assert "bpe_lab.core.train" in MODULES and "bpe_lab.bytelevel.tokenizer" in MODULES
 
 

@@ -104,8 +104,8 @@ def test_encoding_a_training_word_reproduces_training(word_freq, num_merges):
 SEVEN = MERGES + [("n", "e"), ("ne", "w")]
 
 
-def test_nest_rank_replay_and_longest_match_disagree_with_trained_merges():
-    assert train_bpe({"low": 5, "lower": 2, "newest": 6, "widest": 3}, 7) == SEVEN
+def test_nest_rank_replay_and_longest_match_disagree_with_trained_merges(textbook_corpus):
+    assert train_bpe(textbook_corpus, 7) == SEVEN
     assert encode_word("nest", SEVEN) == ["n", "est</w>"]
     assert longest_match("nest", SEVEN) == ["ne", "s", "t", "</w>"]
 

@@ -30,7 +30,7 @@ MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 def layer(module: str) -> str:
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in LAYERS) else "top"
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else "top"
 
 
 def _imports(path: Path) -> Iterator[tuple[int, str, list[str], bool]]:

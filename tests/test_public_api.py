@@ -1,18 +1,20 @@
-"""The public names of DESIGN.md, which notebooks, exercises and users rely on,
-called the way DESIGN.md documents them, with hand-worked results."""
+"""The public names of docs/api.md, which notebooks, exercises and users rely on,
+called the way docs/api.md documents them, with hand-worked results."""
+
+import re
+from pathlib import Path
 
 import pytest
 
 import bpe_lab
-from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 
 
-def test_textbook_api_with_its_documented_keywords():
-    assert bpe_lab.train_bpe(TEXTBOOK_CORPUS, 5, tie_break="first", end_of_word="</w>") == MERGES
-    assert bpe_lab.train_bpe(TEXTBOOK_CORPUS, 1, tie_break="lexicographic") == [("t", "</w>")]
-    trace = bpe_lab.train_trace(TEXTBOOK_CORPUS, 5, tie_break="first", end_of_word="</w>")
+def test_textbook_api_with_its_documented_keywords(textbook_corpus):
+    assert bpe_lab.train_bpe(textbook_corpus, 5, tie_break="first", end_of_word="</w>") == MERGES
+    assert bpe_lab.train_bpe(textbook_corpus, 1, tie_break="lexicographic") == [("t", "</w>")]
+    trace = bpe_lab.train_trace(textbook_corpus, 5, tie_break="first", end_of_word="</w>")
     assert trace.merges == MERGES
     assert list(trace.to_frame()["new symbol"]) == ["es", "est", "est</w>", "lo", "low"]
     assert bpe_lab.encode_word("lowest", MERGES, end_of_word="</w>") == ["low", "est</w>"]
@@ -22,17 +24,17 @@ def test_textbook_api_with_its_documented_keywords():
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: bpe_lab.train_bpe(TEXTBOOK_CORPUS, 5, "first"),
-        lambda: bpe_lab.train_trace(TEXTBOOK_CORPUS, 5, "first"),
-        lambda: bpe_lab.encode_word("low", MERGES, "</w>"),
-        lambda: bpe_lab.decode_words(["low</w>"], "</w>"),
+        lambda corpus: bpe_lab.train_bpe(corpus, 5, "first"),
+        lambda corpus: bpe_lab.train_trace(corpus, 5, "first"),
+        lambda corpus: bpe_lab.encode_word("low", MERGES, "</w>"),
+        lambda corpus: bpe_lab.decode_words(["low</w>"], "</w>"),
     ],
     ids=["train_bpe", "train_trace", "encode_word", "decode_words"],
 )
-def test_options_are_keyword_only(call):
+def test_options_are_keyword_only(call, textbook_corpus):
     # tie_break and end_of_word passed by position would be easy to swap
     with pytest.raises(TypeError, match="positional argument"):
-        call()
+        call(textbook_corpus)
 
 
 def test_bytelevel_api(tmp_path):
@@ -50,15 +52,21 @@ def test_bytelevel_api(tmp_path):
     assert bpe_lab.Tokenizer.load(tmp_path / "tok.json").encode("owow") == [257, 257]
 
 
-def test_variants_api():
-    wp = bpe_lab.train_wordpiece(TEXTBOOK_CORPUS, 25, on_short="raise")
+def test_variants_api(textbook_corpus):
+    wp = bpe_lab.train_wordpiece(textbook_corpus, 25, on_short="raise")
     assert isinstance(wp, bpe_lab.WordPiece) and wp.encode("lowest")[0] == "low"
     assert bpe_lab.WordPiece(["[UNK]", "low", "##est"]).encode("lowest") == ["low", "##est"]
     uni = bpe_lab.Unigram({"\u2581low": -1.0, "est": -1.0, "\u2581": -3.0, **{c: -4.0 for c in "lowest"}})
     assert uni.encode("lowest") == ["\u2581low", "est"]
-    assert isinstance(bpe_lab.train_unigram(TEXTBOOK_CORPUS, 20), bpe_lab.Unigram)
+    assert isinstance(bpe_lab.train_unigram(textbook_corpus, 20), bpe_lab.Unigram)
 
 
 def test_every_exported_name_exists():
     missing = [name for name in bpe_lab.__all__ if not hasattr(bpe_lab, name)]
+    assert missing == []
+
+
+def test_the_api_brief_shows_every_exported_name():
+    brief = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    missing = [name for name in bpe_lab.__all__ if not re.search(rf"\b{re.escape(name)}\b", brief)]
     assert missing == []

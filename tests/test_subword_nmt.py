@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_lab import encode_word, train_bpe
-from bpe_lab.core.corpora import TEXTBOOK_CORPUS, python_docs
+from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.encode import encode_text, mark_continuations
 from bpe_lab.core.pretokenize import word_frequencies
 
@@ -53,9 +53,9 @@ def snmt_segment(merges, text, dropout=0.0):
     return apply_bpe.BPE(codes).segment(text, dropout=dropout)
 
 
-def test_the_classic_corpus():
-    merges = ours(TEXTBOOK_CORPUS, 20)
-    assert merges == snmt_merges(TEXTBOOK_CORPUS, 20)
+def test_the_classic_corpus(textbook_corpus):
+    merges = ours(textbook_corpus, 20)
+    assert merges == snmt_merges(textbook_corpus, 20)
     # glued: the first merge joins s with t</w>, and there is no (est, </w>)
     assert merges[:4] == [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
     assert len(merges) == 13  # then every word is one symbol

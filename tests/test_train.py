@@ -7,7 +7,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_lab import count_pairs, merge_symbols, pick_pair, train_bpe, train_trace, word_to_symbols
-from bpe_lab.core.corpora import TEXTBOOK_CORPUS as CORPUS
 from bpe_lab.core.options import TrainOptions
 from bpe_lab.core.train import training_corpus
 from bpe_lab.core.train_fast import train_fast
@@ -15,14 +14,14 @@ from bpe_lab.core.train_fast import train_fast
 EXPECTED = [(("e", "s"), 9), (("es", "t"), 9), (("est", "</w>"), 9), (("l", "o"), 7), (("lo", "w"), 7)]
 
 
-def test_low_lower_newest_widest_round_by_round():
-    trace = train_trace(CORPUS, 5)
+def test_low_lower_newest_widest_round_by_round(textbook_corpus):
+    trace = train_trace(textbook_corpus, 5)
     assert [(r.pair, r.count) for r in trace.rounds] == EXPECTED
-    assert train_bpe(CORPUS, 5) == [pair for pair, _ in EXPECTED]
+    assert train_bpe(textbook_corpus, 5) == [pair for pair, _ in EXPECTED]
 
 
-def test_newest_goes_from_seven_symbols_to_four():
-    trace = train_trace(CORPUS, 5)
+def test_newest_goes_from_seven_symbols_to_four(textbook_corpus):
+    trace = train_trace(textbook_corpus, 5)
     before = word_to_symbols("newest")
     assert len(before) == 7
     assert ("n", "e", "w", "est</w>") in trace.final
@@ -35,8 +34,8 @@ def test_newest_goes_from_seven_symbols_to_four():
     }
 
 
-def test_first_round_pair_counts_are_weighted_by_word_frequency():
-    first = train_trace(CORPUS, 1).rounds[0]
+def test_first_round_pair_counts_are_weighted_by_word_frequency(textbook_corpus):
+    first = train_trace(textbook_corpus, 1).rounds[0]
     assert first.pair_counts[("l", "o")] == 7  # low 5 + lower 2
     assert first.pair_counts[("e", "s")] == 9  # newest 6 + widest 3
     assert first.pair_counts[("w", "e")] == 8  # lower 2 + newest 6
@@ -44,18 +43,18 @@ def test_first_round_pair_counts_are_weighted_by_word_frequency():
     assert sum(first.pair_counts.values()) == 5 * 3 + 2 * 5 + 6 * 6 + 3 * 6
 
 
-def test_ties_are_recorded_and_first_seen_wins():
-    rounds = train_trace(CORPUS, 5).rounds
+def test_ties_are_recorded_and_first_seen_wins(textbook_corpus):
+    rounds = train_trace(textbook_corpus, 5).rounds
     assert rounds[0].ties == (("s", "t"), ("t", "</w>"))
     assert rounds[3].ties == (("o", "w"),)
 
 
-def test_lexicographic_rule_picks_a_different_first_merge():
-    first = train_bpe(CORPUS, 1)
-    lexi = train_bpe(CORPUS, 1, tie_break="lexicographic")
+def test_lexicographic_rule_picks_a_different_first_merge(textbook_corpus):
+    first = train_bpe(textbook_corpus, 1)
+    lexi = train_bpe(textbook_corpus, 1, tie_break="lexicographic")
     assert first == [("e", "s")]
     assert lexi == [("t", "</w>")]
-    assert train_bpe(CORPUS, 5, tie_break="lexicographic")[:2] == [("t", "</w>"), ("s", "t</w>")]
+    assert train_bpe(textbook_corpus, 5, tie_break="lexicographic")[:2] == [("t", "</w>"), ("s", "t</w>")]
 
 
 def test_overlapping_pairs_are_counted_three_times_but_merged_twice():
@@ -67,8 +66,8 @@ def test_overlapping_pairs_are_counted_three_times_but_merged_twice():
     assert trace.final == {("aa", "aa"): 1}
 
 
-def test_trace_to_frame_has_one_row_per_round():
-    frame = train_trace(CORPUS, 5).to_frame()
+def test_trace_to_frame_has_one_row_per_round(textbook_corpus):
+    frame = train_trace(textbook_corpus, 5).to_frame()
     assert list(frame.index) == [1, 2, 3, 4, 5]
     assert list(frame["count"]) == [9, 9, 9, 7, 7]
     assert list(frame["new symbol"]) == ["es", "est", "est</w>", "lo", "low"]
@@ -77,14 +76,14 @@ def test_trace_to_frame_has_one_row_per_round():
     assert frame.loc[1, "tied with"] == "('s', 't'), ('t', '</w>')"
 
 
-def test_prefix_marker_sentencepiece_style():
-    merges = train_bpe(CORPUS, 3, end_of_word=None, start_of_word="▁")
+def test_prefix_marker_sentencepiece_style(textbook_corpus):
+    merges = train_bpe(textbook_corpus, 3, end_of_word=None, start_of_word="▁")
     assert word_to_symbols("low", end_of_word=None, start_of_word="▁") == ("▁", "l", "o", "w")
     assert merges == [("e", "s"), ("es", "t"), ("▁", "l")]
 
 
-def test_corpus_before_each_round():
-    trace = train_trace(CORPUS, 2)
+def test_corpus_before_each_round(textbook_corpus):
+    trace = train_trace(textbook_corpus, 2)
     assert trace.corpus_before(1) == trace.initial
     assert trace.corpus_before(2) == trace.rounds[0].corpus_after
     with pytest.raises(IndexError, match="round 3"):
@@ -114,16 +113,16 @@ def test_on_short_chooses_warn_raise_or_silence(trainer):
         trainer(SHORT, 10, on_short="quiet")
 
 
-def test_trace_says_whether_it_stopped_early():
+def test_trace_says_whether_it_stopped_early(textbook_corpus):
     assert train_trace(SHORT, 10, on_short="ignore").stopped_early
     assert not train_trace(SHORT, 4).stopped_early
-    assert not train_trace(CORPUS, 0).stopped_early
+    assert not train_trace(textbook_corpus, 0).stopped_early
 
 
-def test_zero_merges_learns_nothing():
+def test_zero_merges_learns_nothing(textbook_corpus):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert train_bpe(CORPUS, 0) == []
+        assert train_bpe(textbook_corpus, 0) == []
 
 
 @pytest.mark.parametrize(
@@ -142,19 +141,19 @@ def test_bad_corpus_is_named(word_freq, message):
         train_bpe(word_freq, 3)
 
 
-def test_bad_arguments_are_named():
+def test_bad_arguments_are_named(textbook_corpus):
     with pytest.raises(TypeError, match="must be an int"):
         train_bpe({"low": 2.5}, 3)
     with pytest.raises(ValueError, match="num_merges must be >= 0"):
-        train_bpe(CORPUS, -1)
+        train_bpe(textbook_corpus, -1)
     with pytest.raises(TypeError, match="num_merges must be an int"):
-        train_bpe(CORPUS, 2.0)
+        train_bpe(textbook_corpus, 2.0)
     with pytest.raises(ValueError, match="unknown tie_break 'random'"):
-        train_bpe(CORPUS, 3, tie_break="random")
+        train_bpe(textbook_corpus, 3, tie_break="random")
     with pytest.raises(TypeError, match="dict of word -> count"):
         train_bpe(["low", "lower"], 3)
     with pytest.raises(ValueError, match="end_of_word must be a non-empty string"):
-        train_bpe(CORPUS, 3, end_of_word="")
+        train_bpe(textbook_corpus, 3, end_of_word="")
 
 
 def test_pick_pair_rules():
@@ -188,12 +187,12 @@ def test_winner_has_the_maximum_weighted_count(word_freq, num_merges):
         )
 
 
-def test_subword_nmt_convention_glues_the_marker_and_stops_at_min_frequency():
+def test_subword_nmt_convention_glues_the_marker_and_stops_at_min_frequency(textbook_corpus):
     assert word_to_symbols("low", glue_end_of_word=True) == ("l", "o", "w</w>")
     assert word_to_symbols("a", glue_end_of_word=True) == ("a</w>",)
-    merges = train_bpe(CORPUS, 4, glue_end_of_word=True, tie_break="lexicographic", min_frequency=2)
+    merges = train_bpe(textbook_corpus, 4, glue_end_of_word=True, tie_break="lexicographic", min_frequency=2)
     assert merges == [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
-    trace = train_trace(CORPUS, 4, glue_end_of_word=True, tie_break="lexicographic")
+    trace = train_trace(textbook_corpus, 4, glue_end_of_word=True, tie_break="lexicographic")
     assert trace.merges == merges and trace.glue_end_of_word and trace.rounds[0].count == 9
     # min_frequency: (c, d</w>) occurs 3 times, every other pair once
     word_freq = {"abab": 1, "cd": 3}
@@ -202,33 +201,33 @@ def test_subword_nmt_convention_glues_the_marker_and_stops_at_min_frequency():
             UserWarning, match="asked for 5 merges but only 1 were possible: no pair occurs min_frequency=2"
         ):
             assert trainer(word_freq, 5, glue_end_of_word=True, min_frequency=2) == [("c", "d</w>")]
-    assert train_fast(CORPUS, 4, glue_end_of_word=True, tie_break="lexicographic", min_frequency=2) == merges
+    assert train_fast(textbook_corpus, 4, glue_end_of_word=True, tie_break="lexicographic", min_frequency=2) == merges
     assert len(train_bpe(word_freq, 5, glue_end_of_word=True, on_short="ignore")) == 4
     with pytest.raises(ValueError, match="min_frequency must be >= 1"):
-        train_bpe(CORPUS, 1, min_frequency=0)
+        train_bpe(textbook_corpus, 1, min_frequency=0)
     with pytest.raises(ValueError, match="needs an end_of_word marker"):
-        train_bpe(CORPUS, 1, end_of_word=None, glue_end_of_word=True)
+        train_bpe(textbook_corpus, 1, end_of_word=None, glue_end_of_word=True)
 
 
-def test_one_options_object_is_checked_once_and_carried_through():
+def test_one_options_object_is_checked_once_and_carried_through(textbook_corpus):
     """The six keywords are ``TrainOptions``' fields: every trainer takes
     them as keywords, a bad value is named once, the trace keeps them."""
     options = TrainOptions(tie_break="lexicographic", glue_end_of_word=True, min_frequency=2)
-    corpus, num_merges = training_corpus(CORPUS, 4, options)
+    corpus, num_merges = training_corpus(textbook_corpus, 4, options)
     assert num_merges == 4 and corpus[("l", "o", "w</w>")] == 5
-    assert training_corpus(CORPUS, 4, tie_break="lexicographic", glue_end_of_word=True, min_frequency=2) == (
+    assert training_corpus(textbook_corpus, 4, tie_break="lexicographic", glue_end_of_word=True, min_frequency=2) == (
         corpus,
         4,
     )
-    trace = train_trace(CORPUS, 4, tie_break="lexicographic", glue_end_of_word=True, min_frequency=2)
+    trace = train_trace(textbook_corpus, 4, tie_break="lexicographic", glue_end_of_word=True, min_frequency=2)
     assert trace.options == options and trace.tie_break == "lexicographic" and trace.min_frequency == 2
     assert trace.merges == [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
     with pytest.raises(TypeError, match="not both"):
-        training_corpus(CORPUS, 4, options, tie_break="first")
+        training_corpus(textbook_corpus, 4, options, tie_break="first")
     with pytest.raises(TypeError, match="options must be a TrainOptions, got dict"):
-        training_corpus(CORPUS, 4, {"tie_break": "first"})  # type: ignore[arg-type]
+        training_corpus(textbook_corpus, 4, {"tie_break": "first"})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="unknown option .tie_brake.; the options are tie_break, end_of_word"):
-        train_fast(CORPUS, 4, tie_brake="first")  # type: ignore[call-arg]
+        train_fast(textbook_corpus, 4, tie_brake="first")  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="glue_end_of_word must be True or False, got 'yes'"):
         TrainOptions(glue_end_of_word="yes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown on_short 'loud'"):
@@ -237,3 +236,4 @@ def test_one_options_object_is_checked_once_and_carried_through():
         TrainOptions(start_of_word="")
     with pytest.raises(AttributeError):
         options.tie_break = "first"  # type: ignore[misc]  # frozen
+        train_bpe(textbook_corpus, 1, end_of_word=None, glue_end_of_word=True)

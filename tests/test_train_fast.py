@@ -8,7 +8,6 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 from bpe_lab.core.train import count_pairs, pick_pair, train_bpe
 from bpe_lab.core.train_fast import learn_merges, train_fast
 from bpe_lab.core.words import merge_symbols
@@ -16,19 +15,17 @@ from bpe_lab.core.words import merge_symbols
 # the module itself, by its import path
 merge_update = importlib.import_module("bpe_lab.core.merge_update")
 
-CORPUS = TEXTBOOK_CORPUS
-
 
 def quietly(trainer, *args, **kwargs):
     return trainer(*args, **kwargs, on_short="ignore")
 
 
-def test_low_lower_newest_widest():
-    assert train_fast(CORPUS, 5) == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
-    assert train_fast(CORPUS, 5, tie_break="lexicographic")[:2] == [("t", "</w>"), ("s", "t</w>")]
+def test_low_lower_newest_widest(textbook_corpus):
+    assert train_fast(textbook_corpus, 5) == [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
+    assert train_fast(textbook_corpus, 5, tie_break="lexicographic")[:2] == [("t", "</w>"), ("s", "t</w>")]
     for tie_break in ("first", "lexicographic"):
-        assert quietly(train_fast, CORPUS, 100, tie_break=tie_break) == quietly(
-            train_bpe, CORPUS, 100, tie_break=tie_break
+        assert quietly(train_fast, textbook_corpus, 100, tie_break=tie_break) == quietly(
+            train_bpe, textbook_corpus, 100, tie_break=tie_break
         )
 
 
@@ -54,9 +51,13 @@ def test_first_rule_worked_case_from_the_settle_first_docstring():
     assert train_fast(word_freq, 4, end_of_word=None) == train_bpe(word_freq, 4, end_of_word=None) == expected
 
 
-def test_prefix_marker_sentencepiece_style():
+def test_prefix_marker_sentencepiece_style(textbook_corpus):
     kwargs = dict(end_of_word=None, start_of_word="▁")
-    assert train_fast(CORPUS, 3, **kwargs) == train_bpe(CORPUS, 3, **kwargs) == [("e", "s"), ("es", "t"), ("▁", "l")]
+    assert (
+        train_fast(textbook_corpus, 3, **kwargs)
+        == train_bpe(textbook_corpus, 3, **kwargs)
+        == [("e", "s"), ("es", "t"), ("▁", "l")]
+    )
 
 
 def test_generic_core_on_bytes():
@@ -86,10 +87,10 @@ def test_more_merges_than_possible_stops_early_and_says_how_many():
     assert merges == [("a", "b"), ("ab", "c"), ("abc", "</w>"), ("ab", "</w>")]
 
 
-def test_zero_merges_learns_nothing():
+def test_zero_merges_learns_nothing(textbook_corpus):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert train_fast(CORPUS, 0) == []
+        assert train_fast(textbook_corpus, 0) == []
 
 
 @pytest.mark.parametrize(
@@ -101,11 +102,11 @@ def test_zero_merges_learns_nothing():
         (({"lo w": 2}, 3), {}, ValueError, "white space"),
         (({"low</w>": 2}, 3), {}, ValueError, "contains the word marker"),
         (({"low": 2.5}, 3), {}, TypeError, "must be an int"),
-        ((CORPUS, -1), {}, ValueError, "num_merges must be >= 0"),
-        ((CORPUS, 2.0), {}, TypeError, "num_merges must be an int"),
-        ((CORPUS, 3), {"tie_break": "random"}, ValueError, "unknown tie_break 'random'"),
+        (({"low": 5}, -1), {}, ValueError, "num_merges must be >= 0"),
+        (({"low": 5}, 2.0), {}, TypeError, "num_merges must be an int"),
+        (({"low": 5}, 3), {"tie_break": "random"}, ValueError, "unknown tie_break 'random'"),
         ((["low", "lower"], 3), {}, TypeError, "dict of word -> count"),
-        ((CORPUS, 3), {"end_of_word": ""}, ValueError, "end_of_word must be a non-empty string"),
+        (({"low": 5}, 3), {"end_of_word": ""}, ValueError, "end_of_word must be a non-empty string"),
     ],
 )
 def test_bad_input_raises_like_train_bpe(args, kwargs, error, message):

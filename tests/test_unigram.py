@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models
 
-from bpe_lab.core.corpora import TEXTBOOK_CORPUS, python_docs
+from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.pretokenize import word_frequencies
 from bpe_lab.variants.sentencepiece import SPACE
 from bpe_lab.variants.unigram import (
@@ -169,8 +169,8 @@ def test_bad_input_at_encode_time():
 # ---- training ----
 
 
-def test_em_never_raises_the_loss():
-    for word_freq in (TEXTBOOK_CORPUS, word_frequencies(" ".join(python_docs("train").split()[:800]))):
+def test_em_never_raises_the_loss(textbook_corpus):
+    for word_freq in (textbook_corpus, word_frequencies(" ".join(python_docs("train").split()[:800]))):
         words = training_words(word_freq)
         pieces = seed_pieces(words, 200)
         losses = []
@@ -183,8 +183,8 @@ def test_em_never_raises_the_loss():
         assert math.isclose(sum(math.exp(s) for s in pieces.values()), 1.0)
 
 
-def test_piece_losses_are_the_exact_loss_increase():
-    words = training_words(TEXTBOOK_CORPUS)
+def test_piece_losses_are_the_exact_loss_increase(textbook_corpus):
+    words = training_words(textbook_corpus)
     pieces, _ = em_step(words, seed_pieces(words, 40))
     base = corpus_loss(words, pieces)
     losses = piece_losses(words, pieces)
@@ -194,8 +194,8 @@ def test_piece_losses_are_the_exact_loss_increase():
         assert math.isclose(rise, corpus_loss(words, without) - base, rel_tol=1e-9, abs_tol=1e-9), piece
 
 
-def test_pruning_keeps_every_character():
-    words = training_words(TEXTBOOK_CORPUS)
+def test_pruning_keeps_every_character(textbook_corpus):
+    words = training_words(textbook_corpus)
     pieces = seed_pieces(words, 60)
     kept = prune(words, pieces, 12)
     assert len(kept) == 12
@@ -208,30 +208,30 @@ def test_training_words_put_the_marker_in_front():
     assert training_words({"low": 2, "▁low": 1, "▁": 3}) == {"▁low": 3, "▁": 3}
 
 
-def test_train_unigram_on_the_textbook_corpus():
-    model = train_unigram(TEXTBOOK_CORPUS, 16)
+def test_train_unigram_on_the_textbook_corpus(textbook_corpus):
+    model = train_unigram(textbook_corpus, 16)
     assert len(model) == 16
     assert set("▁lowernstid") <= set(model.pieces)
     assert max(model.pieces.values()) == next(iter(model.pieces.values()))  # most probable first
-    assert train_unigram(TEXTBOOK_CORPUS, 16).pieces == model.pieces  # deterministic
-    for word in TEXTBOOK_CORPUS:
+    assert train_unigram(textbook_corpus, 16).pieces == model.pieces  # deterministic
+    for word in textbook_corpus:
         assert "".join(model.encode(word)) == SPACE + word
     assert model.decode(model.encode("lowest newer")) == "lowest newer"
 
 
-def test_training_lowers_the_loss_below_characters_alone():
-    words = training_words(TEXTBOOK_CORPUS)
+def test_training_lowers_the_loss_below_characters_alone(textbook_corpus):
+    words = training_words(textbook_corpus)
     chars = {ch for w in words for ch in w}
     char_model, _ = em_step(words, {ch: 0.0 for ch in chars})
-    trained = train_unigram(TEXTBOOK_CORPUS, 20).pieces
+    trained = train_unigram(textbook_corpus, 20).pieces
     assert corpus_loss(words, trained) < corpus_loss(words, char_model)
 
 
-def test_bad_training_input():
+def test_bad_training_input(textbook_corpus):
     with pytest.raises(ValueError, match="empty"):
         train_unigram({}, 10)
     with pytest.raises(ValueError, match="smaller than the alphabet"):
-        train_unigram(TEXTBOOK_CORPUS, 10)  # 11 characters with ▁
+        train_unigram(textbook_corpus, 10)  # 11 characters with ▁
     with pytest.raises(ValueError, match="positive"):
         train_unigram({"low": 0}, 10)
     with pytest.raises(ValueError, match="positive"):
@@ -239,7 +239,7 @@ def test_bad_training_input():
     with pytest.raises(ValueError, match="white space"):
         train_unigram({"lo w": 1}, 10)
     with pytest.raises(ValueError, match="shrink"):
-        train_unigram(TEXTBOOK_CORPUS, 12, shrink=1.0)
+        train_unigram(textbook_corpus, 12, shrink=1.0)
     with pytest.warns(UserWarning, match="only 6"):
         assert len(train_unigram({"ab": 1}, 10)) == 6  # ▁ a b ▁a ab ▁ab
     with pytest.raises(ValueError, match="only 6"):

@@ -7,12 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bpe_lab import encode_word, train_bpe, word_frequencies
-from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 from bpe_lab.variants.sentencepiece import sp_decode, sp_encode, sp_pieces, sp_words
 from bpe_lab.variants.unigram import segmentation_probs, segmentations, token_counts, unigram_logprobs, viterbi
 from bpe_lab.variants.wordpiece import wordpiece_scores
 
-TRAIN = TEXTBOOK_CORPUS
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 
 
@@ -44,25 +42,25 @@ def test_sp_training_puts_the_boundary_in_front():
     assert sp_encode("lowest  low", merges) == ["▁low", "es", "t", "▁", "▁low"]
 
 
-def test_wordpiece_prefers_pairs_whose_parts_rarely_occur_apart():
-    scores = wordpiece_scores(TRAIN)
+def test_wordpiece_prefers_pairs_whose_parts_rarely_occur_apart(textbook_corpus):
+    scores = wordpiece_scores(textbook_corpus)
     assert scores[("e", "s")] == 9 / (17 * 9)
     assert scores[("i", "d")] == 3 / (3 * 3)
     assert max(scores, key=scores.get) == ("i", "d")
 
 
-def test_token_counts_and_logprobs():
-    counts = token_counts(TRAIN, MERGES)
+def test_token_counts_and_logprobs(textbook_corpus):
+    counts = token_counts(textbook_corpus, MERGES)
     assert counts["est</w>"] == 9 and counts["low"] == 7 and counts["</w>"] == 7
-    assert sum(counts.values()) == sum(len(encode_word(w, MERGES)) * n for w, n in TRAIN.items())
+    assert sum(counts.values()) == sum(len(encode_word(w, MERGES)) * n for w, n in textbook_corpus.items())
     logp = unigram_logprobs(counts)
     assert math.isclose(sum(math.exp(v) for v in logp.values()), 1.0)
     with pytest.raises(ValueError):
         unigram_logprobs({})
 
 
-def test_viterbi_finds_the_most_probable_segmentation():
-    logp = unigram_logprobs(token_counts(TRAIN, MERGES))
+def test_viterbi_finds_the_most_probable_segmentation(textbook_corpus):
+    logp = unigram_logprobs(token_counts(textbook_corpus, MERGES))
     best, score = viterbi("lowest", logp)
     options = segmentation_probs("lowest", logp)
     assert options[0][0] == best

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers
 
-from bpe_lab.core.corpora import TEXTBOOK_CORPUS, python_docs
+from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.pretokenize import word_frequencies
 from bpe_lab.variants.wordpiece import (
     WordPiece,
@@ -122,8 +122,8 @@ def test_training_on_real_text_equals_the_course_loop():
     assert wordpiece_merges(freq, 150) == course_merges(freq, 150)
 
 
-def test_vocab_size_counts_unk_and_alphabet():
-    wp = train_wordpiece(TEXTBOOK_CORPUS, 20)
+def test_vocab_size_counts_unk_and_alphabet(textbook_corpus):
+    wp = train_wordpiece(textbook_corpus, 20)
     assert len(wp) == 20 and wp.vocab["[UNK]"] == 0
     assert sorted(wp.vocab.values()) == list(range(20))
     with pytest.warns(UserWarning, match="only 7"):
@@ -131,7 +131,7 @@ def test_vocab_size_counts_unk_and_alphabet():
     assert len(train_wordpiece({"ab": 1}, 30, on_short="ignore")) == 4
 
 
-def test_bad_training_input():
+def test_bad_training_input(textbook_corpus):
     with pytest.raises(ValueError, match="empty"):
         train_wordpiece({}, 10)
     with pytest.raises(ValueError, match="positive"):
@@ -141,7 +141,7 @@ def test_bad_training_input():
     with pytest.raises(ValueError, match="non-empty"):
         train_wordpiece({"": 2}, 10)
     with pytest.raises(ValueError, match="smaller than the alphabet"):
-        train_wordpiece(TEXTBOOK_CORPUS, 5)
+        train_wordpiece(textbook_corpus, 5)
     with pytest.raises(ValueError, match="only"):
         train_wordpiece({"ab": 1}, 30, on_short="raise")
     with pytest.raises(ValueError, match="on_short"):

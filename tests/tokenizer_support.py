@@ -63,7 +63,7 @@ def _merge(symbols: tuple[bytes, ...], pair: tuple[bytes, bytes]) -> tuple[bytes
 def reference_train(
     text: str, num_merges: int, special_tokens: list[str]
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """Byte-level BPE the slow, obvious way (GPT-2 convention, DESIGN.md)."""
+    """Byte-level BPE the slow, obvious way (GPT-2's convention, docs/api.md)."""
     words: Counter[str] = Counter()
     for piece, is_special in split_special(text, special_tokens):
         if not is_special:

@@ -7,7 +7,8 @@ gives the same numbers on every machine.
   License (see ``data/python_docs.LICENSE.txt``). A copy, not an import,
   because every Python version ships a slightly different text.
 - ``TEXTBOOK_CORPUS``: the word counts of Sennrich et al. (2016), the
-  example every BPE course trains on first (seed articles 001-004 use it too).
+  example every BPE course trains on first; read-only, so no caller can
+  change another's input.
 - ``parallel_sentences``: 30 everyday sentences written for BPE Lab in
   English, Chinese, German, French and Spanish, public domain (CC0).
 
@@ -21,14 +22,17 @@ gives the same numbers on every machine.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from types import MappingProxyType
 
 __all__ = ["TEXTBOOK_CORPUS", "DATA_DIR", "LANGUAGES", "python_docs_topics", "python_docs", "parallel_sentences"]
 
 #: low/lower/newest/widest: the hand-worked example of notebooks 02-04. A
-#: shared constant: copy it before changing it (``dict(TEXTBOOK_CORPUS)``).
-TEXTBOOK_CORPUS = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+#: read-only mapping shared by every caller; ``dict(TEXTBOOK_CORPUS)`` is a
+#: copy to change.
+TEXTBOOK_CORPUS: Mapping[str, int] = MappingProxyType({"low": 5, "lower": 2, "newest": 6, "widest": 3})
 
 #: Where the corpora (and their licences) live inside the package.
 DATA_DIR = Path(__file__).parents[1] / "data"

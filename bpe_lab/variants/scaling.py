@@ -21,6 +21,7 @@ distinct pre-tokens, which is why encoders cache per pre-token.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from collections.abc import Callable, Iterable
 
@@ -29,12 +30,19 @@ from bpe_lab.core.pretokenize import gpt2_pretokenize
 __all__ = ["best_time", "time_curve", "pretoken_counts"]
 
 
+#: Caps every ``repeat``: the test suite sets it to 1, so a notebook's timing
+#: cells run the same code once instead of three times (their outputs are
+#: not compared, only their curves get noisier).
+MAX_REPEAT_ENV = "BPE_LAB_MAX_REPEAT"
+
+
 def best_time(func: Callable[[], object], *, repeat: int = 3) -> float:
-    """The shortest of ``repeat`` wall-clock timings of ``func()``, in seconds."""
+    """The shortest of ``repeat`` wall-clock timings of ``func()``, in seconds
+    (at most ``$BPE_LAB_MAX_REPEAT`` of them, when that is set)."""
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, got {repeat}")
     best = float("inf")
-    for _ in range(repeat):
+    for _ in range(min(repeat, _max_repeat())):
         start = time.perf_counter()
         func()
         best = min(best, time.perf_counter() - start)
@@ -49,6 +57,15 @@ def time_curve(
     ``func`` (for example in a dict keyed by size) so only the work is timed."""
     sizes = list(sizes)
     return sizes, [best_time(functools.partial(func, size), repeat=repeat) for size in sizes]
+
+
+def _max_repeat() -> int:
+    cap = os.environ.get(MAX_REPEAT_ENV)
+    if cap is None:
+        return 1 << 30
+    if not cap.isdigit() or int(cap) < 1:
+        raise ValueError(f"${MAX_REPEAT_ENV} must be a whole number of at least 1, got {cap!r}")
+    return int(cap)
 
 
 def pretoken_counts(text: str) -> tuple[int, int]:

@@ -112,7 +112,7 @@ def _merge_hint(expected: tuple[str, ...], got: object, symbols: tuple[str, ...]
 
 
 def _train_cases(generator: random.Random) -> list[tuple[dict[str, int], int]]:
-    fixed = [(TEXTBOOK_CORPUS, 10), ({"aaaa": 3, "aa": 1}, 3), ({"aaa": 3, "aaaaa": 2}, 4)]
+    fixed = [(dict(TEXTBOOK_CORPUS), 10), ({"aaaa": 3, "aa": 1}, 3), ({"aaa": 3, "aaaaa": 2}, 4)]
     return fixed + [(random_word_freq(generator), generator.randint(1, 6)) for _ in range(12)]
 
 
@@ -257,7 +257,7 @@ def _published(word_freq: Mapping[str, int], num_merges: int) -> PublishedTrace:
 
 
 def _mistake_cases(generator: random.Random) -> list[tuple[Mapping[str, int], PublishedTrace]]:
-    cases: list[tuple[Mapping[str, int], PublishedTrace]] = [(TEXTBOOK_CORPUS, trace) for trace in _PUBLISHED]
+    cases: list[tuple[Mapping[str, int], PublishedTrace]] = [(dict(TEXTBOOK_CORPUS), trace) for trace in _PUBLISHED]
     odd_runs = {"aaa": 3, "aaaaa": 2}  # a right trace that only a correct merge confirms
     cases.append((odd_runs, _published(odd_runs, 4)))
     for _ in range(10):

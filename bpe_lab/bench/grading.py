@@ -1,6 +1,6 @@
 """How long grading a class takes: ``bpe-lab bench --grading N``.
 
-What this adds over ``bench.py`` (the trainers and encoders): the grader at
+What this adds over the other benchmarks (the trainers and encoders): the grader at
 class scale. ``N`` copies of a solved notebook, laid out as nbgrader's
 ``submitted/STUDENT/ASSIGNMENT/`` (so each is a student of its own, with its
 own generated cases), graded by ``grade`` with its defaults: one worker per

@@ -1,7 +1,6 @@
 """How the benchmark runs a contender: in a fresh interpreter, its memory sampled.
 
-What this adds under ``bench.py`` (the cases and the table) and
-``bench_scale.py`` (chapter 08's rows): the sizes, the row, and the two
+What this adds under the cases (``training``, ``growth``): the two
 measurements every big case needs, kept apart from what is measured:
 
 - **a fresh process per run**, so that one contender's peak memory is not
@@ -35,70 +34,24 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bpe_lab.core.symbols import ENDOFTEXT
 
-__all__ = ["Result", "Row", "Sizes", "TreeMemory", "in_fresh_process", "peak_mb", "child_bytelevel", "child_hf"]
+__all__ = ["Result", "TreeMemory", "in_fresh_process", "peak_mb", "child_bytelevel", "child_hf", "memory"]
 
 #: What a benchmark child process reports: seconds, megabytes, or an error.
 Result = dict[str, Any]
 
-#: Growth corpora: 0 means everything the sources hold (about 140 MB).
-_ALL = 0
-
-
-@dataclass(frozen=True)
-class Sizes:
-    """How big each benchmark is; ``Sizes.quick()`` for a smoke run."""
-
-    corpus_bytes: int | None = None  # None: the whole standard library (~30 MB)
-    textbook_bytes: int = 1_000_000
-    fast_merges: int = 2_000
-    textbook_merges: int = 2_000  # fewer: timed on the first rounds and extrapolated
-    vocab_size: int = 10_000
-    small_bytes: int = 130_000
-    small_vocab: int = 500
-    encode_bytes: int = 5_000_000
-    repeat: int = 2  # best of: the big runs alternate ours / HF this many times
-    workers: int = 2  # encode_file's processes, tiktoken's threads
-    growth_bytes: tuple[int, ...] = (32_000_000, 128_000_000, _ALL)  # stdlib + site-packages
-
-    @classmethod
-    def quick(cls) -> Sizes:
-        return cls(
-            corpus_bytes=1_000_000,
-            textbook_bytes=50_000,
-            fast_merges=200,
-            textbook_merges=20,
-            vocab_size=1_000,
-            encode_bytes=200_000,
-            repeat=1,
-            growth_bytes=(250_000, 500_000, 1_000_000),
-        )
-
-
-@dataclass
-class Row:
-    """One line of the table: our time, the reference's, and notes."""
-
-    case: str
-    ours: str
-    reference: str = ""
-    ratio: str = ""
-    memory: str = ""
-    notes: list[str] = field(default_factory=list)
-
 
 def in_fresh_process(function: str, *args: object, env: dict[str, str] | None = None) -> Result:
-    """Run ``bpe_lab.bench_runs.<function>(*args)`` in a new interpreter and
+    """Run ``bpe_lab.bench.runs.<function>(*args)`` in a new interpreter and
     return the JSON it prints: a fresh process has its own peak memory."""
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parents[2])
     child_env = {**os.environ, **(env or {})}
     child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, child_env.get("PYTHONPATH")]))
-    code = f"import json, bpe_lab.bench_runs as b; print(json.dumps(b.{function}(*{args!r})))"
+    code = f"import json, bpe_lab.bench.runs as b; print(json.dumps(b.{function}(*{args!r})))"
     result = subprocess.run([sys.executable, "-c", code], env=child_env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"benchmark {function} failed:\n{result.stderr[-2000:]}")
@@ -229,3 +182,8 @@ def child_hf(path: str, vocab_size: int) -> Result:
         "peak_mb": tree.peak_mb,
         "pss_mb": tree.peak_pss_mb,
     }
+
+
+def memory(run: Result) -> str:
+    """A run's peak memory for the table: ``"412 MB RSS (380 PSS)"``."""
+    return f"{run['peak_mb']:.0f} MB RSS ({run['pss_mb']:.0f} PSS)"
