@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from bpe_lab.core.corpora import TEXTBOOK_CORPUS
+from bpe_lab.grading.check.scratch import release_registered
 
 settings.register_profile("ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", deadline=None)
@@ -102,6 +103,7 @@ class TempWatch:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        release_registered()  # what this process would remove at its exit (check.text_file's folder)
         if self.worker:  # the first process reads it after every worker has ended
             report = {name: test for name, test in self.made_in.items() if name in self.entries()}
             (self.folder / f"{_REPORT}{self.worker}").write_text(json.dumps(report), encoding="utf-8")

@@ -55,6 +55,7 @@ __all__ = [
     "Confinement",
     "SandboxUnavailable",
     "NO_SANDBOX",
+    "MAX_IPC_DIR",
     "UID",
     "WALLS",
     "bwrap",
@@ -62,6 +63,10 @@ __all__ = [
     "repository",
     "confine",
 ]
+
+#: The longest folder for a kernel's sockets: a unix socket's path has at most 107 bytes
+#: (``sun_path``), and ``sandbox`` names them ``k<N>-<port>`` inside it.
+MAX_IPC_DIR = 90
 
 NO_SANDBOX = "graded without a sandbox"
 #: The kernel's user and group inside its namespace: nobody.
@@ -243,6 +248,12 @@ def confine(
     inner = tuple(sorted({h.resolve() for h in hide if any(_inside(h.resolve(), g) for g in given)}))
     args = command(run_dir.resolve(), workdir.resolve(), package_dir.resolve(), package, tmp_mb, inner)
     ipc_dir = run_dir / "ipc"
+    if len(str(ipc_dir)) > MAX_IPC_DIR:
+        raise ValueError(
+            f"the grader's temporary folder {run_dir} is too long a path for the kernels' unix sockets "
+            f"({len(str(ipc_dir))} characters with /ipc, at most {MAX_IPC_DIR}: a socket's whole path must stay "
+            "under 108 bytes); set TMPDIR to a shorter folder, e.g. TMPDIR=/tmp"
+        )
     ipc_dir.mkdir(exist_ok=True)
     return Confinement(tuple(args), ipc_dir, package)
 

@@ -307,7 +307,8 @@ def reached(roots: Iterable[Name], stop: Iterable[str] = (), root: Path | None =
         seen.add(name)
         module = modules[name[0]]
         node = module.defs[name[1]]
-        if isinstance(node, ast.ClassDef):
+        if isinstance(node, ast.ClassDef):  # its bases too: a subclass runs their methods (super().__init__)
+            todo += _mentions(modules, module, [*node.bases, *(k.value for k in node.keywords)], {})
             for method in methods(node):
                 if (name[0], f"{name[1]}.{method.name}") not in stopped:
                     todo += _body_mentions(modules, module, method, values[name[0]])

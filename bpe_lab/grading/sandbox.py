@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import os
 import subprocess
@@ -70,6 +71,7 @@ __all__ = [
 RESULT_MIME = "application/vnd.bpe-lab.probe+json"
 KERNEL_NAME = "bpe-lab-sandbox"
 _MAX_RESTARTS = 3
+_KERNELS = itertools.count()  # numbers the kernels this process starts, for their sockets' names
 _MAX_OUTPUTS = 10  # kept per cell: errors and results only
 _MAX_CASES = 1000  # hidden calls in one probe, at most
 
@@ -214,7 +216,7 @@ class _Kernel:
             nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60
         )
         ipc = self.confinement.ipc_dir  # in the sandbox: unix sockets, there is no network
-        name = f"connection-{id(self)}-{time.monotonic_ns()}"
+        name = f"k{next(_KERNELS)}"  # short: a unix socket's whole path has at most 107 bytes (jail.MAX_IPC_DIR)
         self.client.km = manager_class(KERNEL_NAME)(
             kernel_argv(self.limits),
             connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),

@@ -19,7 +19,7 @@ from typing import Any
 
 from bpe_lab.grading.check.runner import not_written
 from bpe_lab.grading.guard import absent_message, delegation_message
-from bpe_lab.grading.judge import score, short
+from bpe_lab.grading.judge import CELL_ERROR_CHARS, generated_calls, learner_line, score, short
 from bpe_lab.grading.report import TaskResult
 from bpe_lab.grading.sandbox import Outcome
 from bpe_lab.grading.tasks import Task
@@ -52,7 +52,9 @@ def task_score(
     judged = visible is not None and bool(task.checked)
     zero = functools.partial(TaskResult, task.grade_id, 0, task.points, passed=0, cases=len(task.cases))
     if judged and (shown_by is None or shown_by.status != "ok"):
-        why = "were not run" if shown_by is None else short(shown_by.error, 500)
+        # the cell's error is learner text (a failed answer cell's message rides along): one withheld-if-echoing line
+        calls = generated_calls([task]) + list(hidden)
+        why = "were not run" if shown_by is None else learner_line(shown_by.error, calls, CELL_ERROR_CHARS)
         summary = score(task, outcome, hidden).message
         return zero(short(f"the self-check's cases: {why}" + (f"; {summary}" if summary else ""), 800))
     if judged and shown_by is not None:

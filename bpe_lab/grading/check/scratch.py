@@ -34,7 +34,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["process_folder", "release", "release_at_exit", "sweep"]
+__all__ = ["process_folder", "release", "release_at_exit", "release_registered", "sweep"]
 
 
 def _started(pid: int) -> str:
@@ -116,7 +116,23 @@ def release(folder: Path) -> None:
             folder.parent.rmdir()  # only when empty: other runs' folders stay
 
 
+#: The folders ``release_at_exit`` was given, not yet released.
+_AT_EXIT: list[Path] = []
+
+
 def release_at_exit(folder: Path) -> Path:
-    """``folder``, removed (``release``) when the process ends normally."""
-    atexit.register(release, folder)
+    """``folder``, removed (``release``) when the process ends normally, or
+    sooner by ``release_registered``."""
+    _AT_EXIT.append(folder)
     return folder
+
+
+def release_registered() -> None:
+    """Remove now what ``release_at_exit`` would remove at the end of the
+    process (a test runner calls it before it checks its temp folder; a
+    later ``text_file`` makes a new folder)."""
+    while _AT_EXIT:
+        release(_AT_EXIT.pop())
+
+
+atexit.register(release_registered)
