@@ -53,7 +53,7 @@ _flags = [
     "net:" + _try(lambda: socket.create_connection(("127.0.0.1", {port!r}), timeout=3)),
 ]
 def encode_word(word, merges):
-    return list(_flags)
+    raise ValueError(str(_flags))  # feedback shows what a learner's code raised (one line), never what it returned
 """
 
 

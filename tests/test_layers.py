@@ -200,3 +200,20 @@ def test_the_checks_can_fail(tmp_path):
         ("bpe_lab.core.words", ["_check_word", "train_bpe"], False)
     ]
     assert _private_imports([bad]) == ["bad.py:3: from bpe_lab.core.words import _check_word"]
+
+
+def test_contributing_draws_every_module():
+    """CONTRIBUTING.md's layer picture names every module of core, bytelevel,
+    variants, ui and grading (check/ and bench/ are drawn as folders): a new
+    module that the picture forgets fails here."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    picture = text[text.index("┌") : text.index("┘")]
+    drawn = {word.strip("(),:/") for word in picture.split()}
+    missing = sorted(
+        module
+        for module in MODULES
+        if layer(module) in ("core", "bytelevel", "variants", "ui", "grading")
+        and len(module.split(".")) == 3
+        and module.split(".")[2] not in drawn
+    )
+    assert not missing, f"CONTRIBUTING.md's layer picture lacks {missing}"

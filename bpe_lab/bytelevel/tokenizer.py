@@ -178,9 +178,11 @@ class Tokenizer:
         return len(self.vocab)
 
     def __repr__(self) -> str:
+        """Sizes, special tokens, and the pattern when it is not GPT-2's (the default)."""
+        pattern = "" if self.pattern.name == "gpt2" else f", pattern={self.pattern.name or self.pattern.regex!r}"
         return (
-            f"Tokenizer({len(self.vocab)} ids, {len(self.merges)} merges, special_tokens={self.special_tokens!r}, "
-            f"pattern={self.pattern.name or self.pattern.regex!r})"
+            f"Tokenizer({len(self.vocab)} ids, {len(self.merges)} merges, special_tokens={self.special_tokens!r}"
+            f"{pattern})"
         )
 
     # ----------------------------------------------------------------- encode

@@ -19,13 +19,18 @@ into the learner's exercises. In the order a submission meets them:
   the ``bpe_lab`` a grading kernel imports (only what its notebook's setup
   reaches has a body; without the task's answers for the second run);
 - ``visible``: the visible self-check's cases, decided in the grader;
-- ``sandbox``, ``jail``, ``launch``, ``budget``, ``reaper``, ``probe``: a
-  kernel per submission under bubblewrap, with limits per process and one
-  budget for all its processes, its processes reaped, its values read back
-  as plain data;
+- ``sandbox``, ``jail``, ``distributions``, ``wire``, ``launch``,
+  ``budget``, ``reaper``, ``probe``: a kernel per submission under
+  bubblewrap as an unprivileged user that sees an allow-list (the libraries
+  it may import: ``distributions``), read over sockets that refuse large
+  frames (``wire``), with limits per process and one budget for all its
+  processes, its processes reaped, its values read back as plain data;
 - ``judge``, ``task_score``, ``grader``, ``report``, ``feedback``: scores
   and partial credit (decided in the grader, never on the kernel's word),
   the gradebook and the feedback a learner may see; ``grade_command`` is
   ``bpe-lab grade``;
+- ``similarity``, ``similar_answers``, ``similarity_report``: answer cells
+  copied between classmates or from the package, flagged for a person
+  (``bpe-lab grade --similarity``), never scored;
 - ``gradescope``: the autograder bundle for Gradescope (``bpe-lab gradescope``).
 """

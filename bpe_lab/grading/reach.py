@@ -23,7 +23,7 @@ see (``getattr(module, "na" + "me")``) it does not keep, and a body that is
 not kept raises ``Delegated`` naming itself.
 
 >>> kept = reached({("bpe_lab", "merge_symbols")})
->>> ("bpe_lab.core.train", "merge_symbols") in kept, ("bpe_lab.core.encode", "dropout_symbols") in kept
+>>> ("bpe_lab.core.words", "merge_symbols") in kept, ("bpe_lab.core.encode", "dropout_symbols") in kept
 (True, False)
 """
 
