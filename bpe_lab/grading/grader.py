@@ -277,9 +277,10 @@ async def _run_in_tempdir(
         nbformat.write(nb, workdir / path.name)  # type: ignore[no-untyped-call, unused-ignore]
         home = package_dir()
         hide = [run.solutions_dir, path.resolve().parent, *run.hide, *filter(None, [repository(home)])]
-        confinement = confine(
-            folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox, tmp_mb=run.limits.disk_mb
-        )
+        # /tmp gets half the disk budget (and /dev/shm at most a quarter): full, they are ENOSPC in the
+        # kernel, never over the budget they are counted in, which would stop it whenever the watcher looked
+        tmp_mb = max(1, run.limits.disk_mb // 2)
+        confinement = confine(folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox, tmp_mb=tmp_mb)
         return await _execute(steps, workdir, run.limits, confinement), confinement.note
     finally:
         shutil.rmtree(folder, ignore_errors=True)

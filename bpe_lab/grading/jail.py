@@ -88,6 +88,9 @@ WALLS = (
 )
 #: What the dynamic loader and Python read of /etc.
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime")
+#: The most ``/dev/shm`` holds, and never more than half of ``/tmp``: the two full
+#: together stay under the disk budget they are counted in (``grader`` gives
+#: ``/tmp`` half of it), so filling them is ENOSPC in the kernel, not a stop.
 _SHM_MB = 64
 _HOW = (
     "install bubblewrap (apt-get install bubblewrap) and allow user namespaces "
@@ -207,7 +210,16 @@ def command(
     if found is None:
         raise SandboxUnavailable(f"no sandbox can be made: {why_not()}")
     args = [found, *WALLS, *_system(), "--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(tmp_mb << 20), "--tmpfs", "/tmp", "--size", str(_SHM_MB << 20), "--tmpfs", "/dev/shm"]
+    args += [
+        "--size",
+        str(tmp_mb << 20),
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        str(min(_SHM_MB, max(1, tmp_mb // 2)) << 20),
+        "--tmpfs",
+        "/dev/shm",
+    ]
     args += _interpreter()
     covers = [str(s) for s in site_dirs()]
     for site in covers:  # empty, then what may be imported bound back in
