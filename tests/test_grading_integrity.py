@@ -34,7 +34,6 @@ from bpe_lab.grading.grader import Limits, grade, load_tasks
 from bpe_lab.grading.guard import Delegated, canonical, guard
 from bpe_lab.grading.kernel_package import notebook_roots, view
 from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
-from bpe_lab.grading.stubs import stub_package
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -343,7 +342,9 @@ def test_each_task_forbids_its_notebooks_answers_less_what_it_allows():
 
 
 def test_the_stubbed_package_has_no_answer_to_find(tmp_path):
-    copy = stub_package(["bpe_lab.core.train.count_pairs", "bpe_lab.bytelevel.tokenizer.Tokenizer.encode"], tmp_path)
+    roots = {("bpe_lab", "count_pairs"), ("bpe_lab", "Tokenizer"), ("bpe_lab", "merge_symbols")}
+    stop = ["bpe_lab.core.train.count_pairs", "bpe_lab.bytelevel.tokenizer.Tokenizer.encode"]
+    copy = view(roots, tmp_path, stop)[0]
     assert not list(copy.rglob("__pycache__"))
     code = (
         "import bpe_lab\n"

@@ -1,13 +1,12 @@
-"""A copy of the package without the answers: what the grader's second run imports.
+"""Blanking a function's body: what a kernel's package view is made of.
 
 What this adds over ``guard`` (which takes the answers away for a moment,
-inside the learner's kernel, where the learner could put them back): a
-``bpe_lab`` in which the answers were never there. ``stub_package(paths,
-target)`` copies the package to ``target`` with the body of every function
-in ``paths`` replaced by ``raise Delegated(path)``; the grader runs the
-submission again on that copy (the sandbox puts it where the package was,
-and hides the original and its ``__pycache__``), so no saved ``__code__``,
-``importlib.reload``, ``inspect.getsource`` or file read can bring them back.
+inside the learner's kernel, where the learner could put them back): source
+in which a function's code was never there. ``stub_source(source, stubs)``
+replaces the body of each named function by ``raise Delegated(path)``;
+``kernel_package`` writes the ``bpe_lab`` a grading kernel imports with it,
+so no saved ``__code__``, ``importlib.reload``, ``inspect.getsource`` or
+file read can bring a blanked body back.
 
 Only the lines of each body change (docstrings stay), so line numbers and
 everything else in the copy are the original's.
@@ -26,13 +25,9 @@ def g():
 from __future__ import annotations
 
 import ast
-import shutil
-from collections import defaultdict
 from pathlib import Path
 
-from bpe_lab.grading.guard import resolve
-
-__all__ = ["package_dir", "stub_source", "stub_package"]
+__all__ = ["package_dir", "stub_source"]
 
 
 def package_dir() -> Path:
@@ -82,19 +77,3 @@ def stub_source(source: str, stubs: dict[str, str], *, own: bool = True) -> str:
         indent = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
         lines[start:end] = [f"{indent}{trap}\n"]
     return "".join(lines)
-
-
-def stub_package(paths: list[str] | tuple[str, ...], target: Path) -> Path:
-    """Copy the package into ``target/bpe_lab`` (no ``__pycache__``) with the
-    functions in ``paths`` stubbed; return the copy's folder."""
-    source_dir = package_dir()
-    by_file: dict[Path, dict[str, str]] = defaultdict(dict)
-    for path in paths:
-        function = resolve(path)[1]
-        by_file[Path(function.__code__.co_filename).resolve()][function.__qualname__] = path
-    copy = target / "bpe_lab"
-    shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for file, stubs in by_file.items():
-        relative = file.relative_to(source_dir)
-        (copy / relative).write_text(stub_source(file.read_text(encoding="utf-8"), stubs), encoding="utf-8")
-    return copy
