@@ -75,21 +75,21 @@ def grade_solution_exercise_and(folder: Path, name: str, answers: Mapping[str, s
         "exercise": release_notebook(nbformat.read(path, as_version=4), name),
         "delegating": exercise_with(name, answers),
     }
-    paths = []
-    for key, nb in notebooks.items():
-        paths.append(folder / key / f"{name}.ipynb")
-        paths[-1].parent.mkdir()
-        nbformat.write(nb, paths[-1])
-    graded = grade(paths, solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2)
-    return dict(zip(notebooks, graded))
+    return _grade_written(folder, {key: (name, nb) for key, nb in notebooks.items()})
 
 
 def grade_notebooks(folder: Path, notebooks: Mapping[str, nbformat.NotebookNode]) -> dict[str, Report]:
     """``{assignment: notebook}`` graded in one run (two workers), as
     ``folder/ASSIGNMENT/ASSIGNMENT.ipynb``, by assignment."""
+    return _grade_written(folder, {name: (name, nb) for name, nb in notebooks.items()})
+
+
+def _grade_written(folder: Path, notebooks: Mapping[str, tuple[str, nbformat.NotebookNode]]) -> dict[str, Report]:
+    """Each ``{key: (assignment, notebook)}`` written as ``folder/KEY/ASSIGNMENT.ipynb``,
+    all graded in one run (two workers), by key."""
     paths = []
-    for name, nb in notebooks.items():
-        paths.append(folder / name / f"{name}.ipynb")
+    for key, (name, nb) in notebooks.items():
+        paths.append(folder / key / f"{name}.ipynb")
         paths[-1].parent.mkdir()
         nbformat.write(nb, paths[-1])
     graded = grade(paths, solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2)
