@@ -23,6 +23,13 @@ the common CJK fonts that are installed (Noto Sans CJK, Source Han Sans,
 WenQuanYi, PingFang, Microsoft YaHei, SimHei, ...), then DejaVu Sans,
 which matplotlib (3.6 and later) falls back through glyph by glyph.
 ``use_fonts()`` sets the same list for the notebook's own pandas plots.
+
+Emoji are another matter: the only emoji fonts of most systems are colour
+bitmap fonts (Noto Color Emoji), which matplotlib cannot draw, so an emoji
+in a label would be a box and a "missing glyph" warning. ``drawable(label)``
+writes every character that no font of ``font_family()`` can draw as its
+code point (``🙂`` becomes ``U+1F642``); the plots here pass their labels
+through it.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ __all__ = [
     "CJK_FONTS",
     "font_family",
     "use_fonts",
+    "drawable",
     "pair_counts",
     "vocab_vs_tokens_points",
     "vocab_vs_tokens",
@@ -99,6 +107,29 @@ def font_family() -> tuple[str, ...]:
                     continue
         known = {font.name for font in font_manager.fontManager.ttflist}
     return (*[name for name in CJK_FONTS if name in known], "DejaVu Sans")
+
+
+@functools.lru_cache(maxsize=1)
+def _drawable_code_points() -> frozenset[int]:
+    """Every code point some font of ``font_family()`` has a glyph for."""
+    from matplotlib.ft2font import FT2Font
+
+    points: set[int] = set()
+    for name in font_family():
+        path = font_manager.findfont(font_manager.FontProperties(family=name), fallback_to_default=False)
+        points.update(FT2Font(path).get_charmap())
+    return frozenset(points)
+
+
+def drawable(label: str) -> str:
+    """``label`` with each character no font of ``font_family()`` can draw
+    (an emoji, most often) written as its code point, so no box is drawn.
+
+    >>> drawable("ok 🙂")
+    'ok U+1F642'
+    """
+    points = _drawable_code_points()
+    return "".join(ch if ch.isspace() or ord(ch) in points else f"U+{ord(ch):04X}" for ch in label)
 
 
 def use_fonts() -> None:
@@ -159,7 +190,7 @@ def pair_counts(counts: Round | Mapping[Pair, int], *, top: int = 15, ax: Axes |
     ax = _axes(ax)
     bars = ax.bar(range(len(ranked)), [c for _, c in ranked], color=colours)
     ax.bar_label(bars, fontsize=8)
-    ax.set_xticks(range(len(ranked)), [f"{a} {b}" for (a, b), _ in ranked], rotation=45, ha="right")
+    ax.set_xticks(range(len(ranked)), [drawable(f"{a} {b}") for (a, b), _ in ranked], rotation=45, ha="right")
     ax.set_ylabel("weighted count")
     ax.set_title(f"Round {rnd.number}: pair counts" if rnd else "Pair counts")
     ax.spines[["top", "right"]].set_visible(False)
@@ -281,7 +312,7 @@ def timing_curves(timings: Mapping[str, tuple[Sequence[float], Sequence[float]]]
         slope = fit_slope(sizes, seconds)
         x, y = np.asarray(sizes, float), np.asarray(seconds, float)
         intercept = np.mean(np.log(y) - slope * np.log(x))
-        (points,) = ax.loglog(x, y, marker="o", linestyle="none", label=f"{name} (slope {slope:.2f})")
+        (points,) = ax.loglog(x, y, marker="o", linestyle="none", label=f"{drawable(name)} (slope {slope:.2f})")
         ax.loglog(x, np.exp(intercept) * x**slope, linestyle="--", color=points.get_color(), linewidth=1)
     ax.set_xlabel("input size")
     ax.set_ylabel("seconds")
@@ -318,7 +349,7 @@ def tokenization_premium(tokens: Mapping[str, float], *, base: str = "en", ax: A
     several times the tokens (and so the context, time and money) of ``base``."""
     ratios = premium_ratios(tokens, base=base)
     ax = _axes(ax, figsize=(max(4.0, 1.0 + 0.9 * len(ratios)), 3.6))
-    bars = ax.bar(list(ratios), list(ratios.values()), color="#0ea5e9")
+    bars = ax.bar([drawable(lang) for lang in ratios], list(ratios.values()), color="#0ea5e9")
     ax.bar_label(bars, fmt="%.2fx", fontsize=8)
     ax.axhline(1.0, color="#94a3b8", linewidth=1, linestyle="--")
     ax.set_ylabel(f"tokens relative to {base}")

@@ -4,6 +4,10 @@ Beside ``views``, which draws one step of a stepper, this module draws the
 result of a whole byte-level encoding (notebook 05): one span per token,
 its text (white space made visible, a token that is only part of a UTF-8
 character shown as ``\\xNN`` escapes), its id and its byte values under it.
+Tokens that each hold part of a character (a Chinese character split into
+its 3 bytes by a tokenizer that never merged them) are grouped, and the
+character(s) they spell together are shown under the group, so the reader
+sees 低 and not only ``\\xe4 \\xbd \\x8e``.
 
 Saved into a notebook, the spans must still read right where the style
 sheet is stripped (an untrusted notebook, a forge): the layout is inline
@@ -48,12 +52,55 @@ def _token_text(raw: bytes) -> tuple[str, bool]:
     return text, False
 
 
-def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, names: Mapping[str, str]) -> str:
-    hue = round(index * 137.508) % 360  # golden angle: neighbours never share a colour
-    text, partial = _token_text(raw)
+def _groups(raws: list[bytes]) -> list[tuple[int, int]]:
+    """(start, end) runs of tokens to draw together: a token that decodes
+    alone is a run of its own; a token holding part of a character starts a
+    run that ends at the first token after which the run's bytes decode.
+
+    >>> _groups([b"a", "低".encode()[:1], "低".encode()[1:], b"b"])
+    [(0, 1), (1, 3), (3, 4)]
+    """
+    runs, start = [], 0
+    while start < len(raws):
+        end = start + 1
+        if _token_text(raws[start])[1]:
+            joined = raws[start]
+            while end < len(raws) and _token_text(joined)[1]:
+                joined += raws[end]
+                end += 1
+            if _token_text(joined)[1]:  # never completes (not from encoding a str): no group
+                end = start + 1
+        runs.append((start, end))
+        start = end
+    return runs
+
+
+def _visible(text: str) -> str:
     shown = escape(text)
     for char, mark in ((" ", "␣"), ("\n", "↵"), ("\t", "⇥")):  # make white space visible
         shown = shown.replace(char, f'<span class="bpe-ws">{mark}</span>')
+    return shown
+
+
+#: The group of tokens that spell one or more characters together, and its characters.
+GROUP_STYLE = "display: inline-flex; flex-direction: column; align-items: center; border-bottom: 2px solid #d97706"
+GROUP_ROW_STYLE = "display: inline-flex; gap: 1px"
+GROUP_CHARS_STYLE = "font-size: 14px; line-height: 1.3"
+
+
+def _group_span(spans: list[str], raw: bytes) -> str:
+    chars = raw.decode("utf-8")
+    return (
+        f'<span class="bpe-char-group" data-chars="{escape(chars)}" style="{GROUP_STYLE}">'
+        f'<span class="bpe-char-group-tokens" style="{GROUP_ROW_STYLE}">{" ".join(spans)}</span> '
+        f'<span class="bpe-char-group-chars" style="{GROUP_CHARS_STYLE}">{_visible(chars)}</span></span>'
+    )
+
+
+def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, names: Mapping[str, str]) -> str:
+    hue = round(index * 137.508) % 360  # golden angle: neighbours never share a colour
+    text, partial = _token_text(raw)
+    shown = _visible(text)
     hexes = " ".join(f"{b:02x}" for b in raw)
     small = style("token_small")
     byte_line = f' <sub class="bpe-token-bytes"{small}>{hexes}</sub>' if show_bytes else ""
@@ -80,7 +127,9 @@ def tokens_html(text: str, tokenizer: TokenizerLike, *, lang: str = "en", show_b
         raise TypeError("tokenizer needs .encode(text) -> list[int] and .vocab: dict[int, bytes]")
     names = labels(lang)
     ids = list(tokenizer.encode(text))
-    spans = " ".join(_token_span(i, t, tokenizer.vocab[t], show_bytes, names) for i, t in enumerate(ids))
+    raws = [tokenizer.vocab[t] for t in ids]
+    one = [_token_span(i, t, raw, show_bytes, names) for i, (t, raw) in enumerate(zip(ids, raws))]
+    spans = " ".join(one[a] if b == a + 1 else _group_span(one[a:b], b"".join(raws[a:b])) for a, b in _groups(raws))
     summary = names["tokens_summary"].format(tokens=len(ids), chars=len(text), bytes=len(text.encode("utf-8")))
     return (
         f'{CSS}<div class="bpe-view bpe-tokens" lang="{lang}" data-count="{len(ids)}"{style("view")}>'
