@@ -21,7 +21,7 @@ module-level imports (``grading.distributions``), and exercise 09's kernel
 gets ``tokenizers`` from its solution's metadata instead.
 
 >>> template_reference(["<s>", "</s>"], "x y", "z")
-(['<s>', 'x', 'y'], [0, 2, 3], ['<s>', 'x', 'y', '</s>', 'z', '</s>'], [0, 2, 3, 1, 4, 1], [0, 0, 0, 0, 1, 1])
+(['<s>', 'x', 'y'], [3, 0, 1], ['<s>', 'x', 'y', '</s>', 'z', '</s>'], [3, 0, 1, 4, 2, 4], [0, 0, 0, 0, 1, 1])
 """
 
 from __future__ import annotations
@@ -124,10 +124,11 @@ def check_build_pipeline(fn: Callable[[Tokenizer], Any]) -> None:
 
 
 def _word_ids(specials: list[str], words: list[str]) -> dict[str, int]:
-    """The small vocabulary: the special tokens first, then the other words, sorted."""
-    vocab = {s: i for i, s in enumerate(specials)}
-    for word in sorted(set(words) - set(specials)):
-        vocab[word] = len(vocab)
+    """The small vocabulary: the words, sorted, then the special tokens (so
+    that their ids depend on the words: a processor that assumes them fails)."""
+    vocab = {w: i for i, w in enumerate(sorted(set(words) - set(specials)))}
+    for token in specials:
+        vocab[token] = len(vocab)
     return vocab
 
 
