@@ -14,7 +14,7 @@ only plain data:
 
 >>> source = GENERATORS["09_production_pair_processor"].source
 >>> source("pair_processor", (["<s>", "</s>"], "x y", "z"))[:60]
-"(lambda t: check.templated(t, pair_processor(t, '<s>', '</s"
+"(lambda t: check.templated(t, pair_processor(t, '<s>', '</s>"
 """
 
 from __future__ import annotations
