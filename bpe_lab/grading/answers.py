@@ -147,6 +147,9 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "bpe_lab.bytelevel.train.train_bytelevel",
     ),
     "merge_counts": ("bpe_lab.grading.check.scale.merged_counts", "bpe_lab.bytelevel.train.count_pretokens"),
+    # 09 production (the pipeline's blocks are tokenizers'; bpe_lab's builder and GPT-2's files are the answer)
+    "build_pipeline": ("bpe_lab.bytelevel.hf_pipeline.hf_tokenizer", "bpe_lab.bytelevel.files.write_gpt2_files"),
+    "pair_processor": ("bpe_lab.grading.check.production.template_reference",),
 }
 
 #: the exercises of each chapter's notebook: a learner writes all of them, so
@@ -160,6 +163,7 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
     "variants": ("longest_match", "viterbi", "sp_decode", "han_pretokenize"),
     "wild": ("pretokenize_digits", "pretokenize_zh", "never_emitted"),
     "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts"),
+    "production": ("build_pipeline", "pair_processor"),
 }
 
 

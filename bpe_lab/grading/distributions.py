@@ -14,6 +14,9 @@ What a kernel may import is computed, not written down by hand:
 - every distribution the package folder imports at module level (a
   function's own ``import tiktoken``, in the benchmarks, is what that
   function needs when it is called, not what the package needs to load);
+- what one exercise's solution declares its kernel needs beside them
+  (``needs``: ``"bpe_lab": {"kernel_needs": ["tokenizers"]}`` in the
+  notebook's metadata, exercise 09's), for that exercise's kernels only;
 - and the closure of their requirements, read from each distribution's
   metadata (``Requires-Dist``, markers evaluated here, extras left out).
 
@@ -37,12 +40,24 @@ from packaging.markers import UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-__all__ = ["KERNEL_NEEDS", "NOTEBOOKS_USE", "imported_by", "closure", "site_dirs", "entries", "allowed"]
+__all__ = ["KERNEL_NEEDS", "NOTEBOOKS_USE", "needs", "imported_by", "closure", "site_dirs", "entries", "allowed"]
 
 #: What runs the kernel itself.
 KERNEL_NEEDS = ("ipykernel",)
 #: What the course's notebooks import (``solutions/*.ipynb``).
 NOTEBOOKS_USE = ("numpy", "regex", "pandas", "matplotlib")
+
+
+def needs(metadata: object) -> tuple[str, ...]:
+    """The distributions a solution notebook's metadata says its kernel
+    needs besides the package's (``"bpe_lab": {"kernel_needs": [...]}``).
+
+    >>> needs({"bpe_lab": {"assignment": "09_production", "kernel_needs": ["tokenizers"]}}), needs({})
+    (('tokenizers',), ())
+    """
+    meta = metadata.get("bpe_lab", {}) if isinstance(metadata, dict) else {}
+    found = meta.get("kernel_needs", []) if isinstance(meta, dict) else []
+    return tuple(sorted(str(name) for name in found)) if isinstance(found, list) else ()
 
 
 def _module_level(tree: ast.Module) -> list[str]:
@@ -138,10 +153,11 @@ def entries(dist: metadata.Distribution) -> tuple[Path, set[Path]]:
 
 
 @functools.cache
-def allowed(package: Path) -> dict[Path, frozenset[Path]]:
+def allowed(package: Path, extra: tuple[str, ...] = ()) -> dict[Path, frozenset[Path]]:
     """What a kernel that imports ``package`` may import: site-packages
-    folder -> the entries bound back into it."""
-    dists = closure((*KERNEL_NEEDS, *NOTEBOOKS_USE, *sorted(imported_by(package))))
+    folder -> the entries bound back into it. ``extra``: what its exercise
+    needs besides (``needs``)."""
+    dists = closure((*KERNEL_NEEDS, *NOTEBOOKS_USE, *sorted(imported_by(package)), *extra))
     found: dict[Path, set[Path]] = {}
     for dist in dists.values():
         home, tops = entries(dist)

@@ -84,6 +84,7 @@ import nbformat
 from bpe_lab.grading.assembly import Step, assemble, probe_only
 from bpe_lab.grading.cases import submission_nonce, with_generated
 from bpe_lab.grading.check.scratch import process_folder, release
+from bpe_lab.grading.distributions import needs
 from bpe_lab.grading.jail import Confinement, confine, repository
 from bpe_lab.grading.judge import generated_calls, score_written, short
 from bpe_lab.grading.kernel_package import notebook_roots, view
@@ -186,6 +187,14 @@ class _Grading:
             ]
         return self.tasks[assignment]
 
+    def needs(self, package: Path | None) -> tuple[str, ...]:
+        """The libraries the kernels of the assignment whose view is ``package``
+        may import besides the package's: its solution's word, never the submission's."""
+        for (assignment, _), folder in self.views.items():
+            if folder == package:
+                return needs(self.solutions[assignment].metadata)
+        return ()
+
     def view(self, assignment: str, forbid: tuple[str, ...] = ()) -> Path:
         """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
         notebook uses, without ``forbid`` (``kernel_package``; made once)."""
@@ -280,7 +289,10 @@ async def _run_in_tempdir(
         # /tmp gets half the disk budget (and /dev/shm at most a quarter): full, they are ENOSPC in the
         # kernel, never over the budget they are counted in, which would stop it whenever the watcher looked
         tmp_mb = max(1, run.limits.disk_mb // 2)
-        confinement = confine(folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox, tmp_mb=tmp_mb)
+        extra = run.needs(package)
+        confinement = confine(
+            folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox, tmp_mb=tmp_mb, needs=extra
+        )
         return await _execute(steps, workdir, run.limits, confinement), confinement.note
     finally:
         shutil.rmtree(folder, ignore_errors=True)

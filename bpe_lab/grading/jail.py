@@ -202,10 +202,11 @@ def command(
     package: Path | None = None,
     tmp_mb: int = 256,
     hide: tuple[Path, ...] = (),
+    needs: tuple[str, ...] = (),
 ) -> list[str]:
     """The bubblewrap command line (without the kernel's own) for a kernel
     in ``run_dir`` that imports ``package`` (default: ``package_dir``) as
-    ``bpe_lab``."""
+    ``bpe_lab`` (``needs``: the libraries its exercise needs besides, ``distributions.needs``)."""
     found = bwrap()
     if found is None:
         raise SandboxUnavailable(f"no sandbox can be made: {why_not()}")
@@ -224,7 +225,7 @@ def command(
     covers = [str(s) for s in site_dirs()]
     for site in covers:  # empty, then what may be imported bound back in
         args += ["--size", str(1 << 20), "--tmpfs", site]
-    for entries in allowed(package or package_dir).values():
+    for entries in allowed(package or package_dir, needs).values():
         for entry in sorted(entries):
             args += _bind(entry)
     args += ["--ro-bind", str(package or package_dir), str(package_dir)]
@@ -246,6 +247,7 @@ def confine(
     package: Path | None = None,
     sandbox: bool | None = None,
     tmp_mb: int = 256,
+    needs: tuple[str, ...] = (),
 ) -> Confinement:
     """The confinement of one run: kernels in ``run_dir`` (cwd ``workdir``)
     that import ``package`` (default: ``package_dir``) as ``bpe_lab`` and
@@ -253,12 +255,13 @@ def confine(
     are given that they must not see either). ``sandbox``: False goes
     without (the note says so), True or None requires one and raises
     ``SandboxUnavailable`` where there can be none. ``tmp_mb``: the size
-    of its ``/tmp``."""
+    of its ``/tmp``; ``needs``: libraries the exercise's kernel may import
+    besides the package's (``distributions.needs``)."""
     if sandbox is False:
         return Confinement(package=package, note=f"{NO_SANDBOX} (asked to: --no-sandbox)")
     given = [package or package_dir, *_given_paths()]
     inner = tuple(sorted({h.resolve() for h in hide if any(_inside(h.resolve(), g) for g in given)}))
-    args = command(run_dir.resolve(), workdir.resolve(), package_dir.resolve(), package, tmp_mb, inner)
+    args = command(run_dir.resolve(), workdir.resolve(), package_dir.resolve(), package, tmp_mb, inner, needs)
     ipc_dir = run_dir / "ipc"
     if len(str(ipc_dir)) > MAX_IPC_DIR:
         raise ValueError(

@@ -19,7 +19,7 @@ What this package adds over its modules: one namespace for the notebooks
 every check shares is in ``runner``; each chapter's cases, references and
 hints are in a module of their own (``compression`` for 01, ``training``
 02, ``encoding`` 03, ``complexity`` 04, with the ``instruments`` that count what a trainer
-touches, ``bytelevel`` 05, ``variants`` 06, ``wild`` 07, ``scale`` 08).
+touches, ``bytelevel`` 05, ``variants`` 06, ``wild`` 07, ``scale`` 08, ``production`` 09).
 ``find_first_mistake`` is the reference for the "find the mistake" task.
 ``HiddenCases`` (``hidden``) is what a test cell's hidden tests are written
 with: it counts the cases right and makes the cell's value its score, so
@@ -47,6 +47,7 @@ from bpe_lab.grading.check.compression import check_compress, check_decompress, 
 from bpe_lab.grading.check.encoding import check_decode, check_encode_word
 from bpe_lab.grading.check.hidden import HiddenCases
 from bpe_lab.grading.check.instruments import work_growth
+from bpe_lab.grading.check.production import check_build_pipeline, check_pair_processor, templated, word_tokenizer
 from bpe_lab.grading.check.runner import CheckFailed
 from bpe_lab.grading.check.scale import check_count_chunk, check_find_chunk_boundaries, check_merge_counts
 from bpe_lab.grading.check.training import (
@@ -107,4 +108,8 @@ __all__ = [
     "check_find_chunk_boundaries",
     "check_count_chunk",
     "check_merge_counts",
+    "check_build_pipeline",
+    "check_pair_processor",
+    "word_tokenizer",
+    "templated",
 ]

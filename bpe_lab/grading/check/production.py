@@ -1,0 +1,202 @@
+"""Chapter 09's checks: a ``tokenizers`` pipeline with a tokenizer's ids, a pair template.
+
+What this adds to ``runner``: the references of exercise 09, and hints that
+recognise the usual mistakes of assembling a Hugging Face pipeline:
+
+- ``build_pipeline(tokenizer)`` must return a ``tokenizers.Tokenizer`` whose
+  ``encode(text).ids`` are ``tokenizer.encode(text)`` (bpe_lab's): the
+  tokens written in GPT-2's printable characters, ``ByteLevel`` with
+  ``add_prefix_space=False``, the special tokens added with their ids. The
+  reference is bpe_lab's own ``encode``; a wrong first id says which part
+  is off (a prefix space, a byte's id, a special token cut into pieces);
+- ``pair_processor(tokenizer, bos, sep)`` must return a
+  ``TemplateProcessing`` for ``bos $A`` and ``bos $A sep $B:1 sep:1``.
+  ``word_tokenizer`` makes a small ``WordLevel`` tokenizer to try it on,
+  and ``templated`` what it encodes; ``template_reference`` computes the
+  same in plain Python (in the grader, which needs no ``tokenizers`` for it).
+
+``tokenizers`` is imported inside the functions, never when this module
+loads: what a grading kernel may import is computed from the package's
+module-level imports (``grading.distributions``), and exercise 09's kernel
+gets ``tokenizers`` from its solution's metadata instead.
+
+>>> template_reference(["<s>", "</s>"], "x y", "z")
+(['<s>', 'x', 'y'], [3, 0, 1], ['<s>', 'x', 'y', '</s>', 'z', '</s>'], [3, 0, 1, 4, 2, 4], [0, 0, 0, 0, 1, 1])
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from bpe_lab.grading.check.runner import CheckFailed, call, fail, passed, rng, short
+
+if TYPE_CHECKING:
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
+
+__all__ = [
+    "PIPELINE_TEXTS",
+    "word_tokenizer",
+    "templated",
+    "template_reference",
+    "check_build_pipeline",
+    "check_pair_processor",
+]
+
+EOT = "<|endoftext|>"
+
+#: Texts where the usual mistakes show: a first word (a prefix space would
+#: change it), runs of spaces and new lines, non-ASCII, special tokens.
+PIPELINE_TEXTS = [
+    "low lower lowest",
+    "the end<|endoftext|>The start",
+    "  indented\n\n    code()",
+    "naïve café 今天 🙂",
+    "<|endoftext|><|endoftext|>",
+    "",
+    "x=1; y = 2.5e-3\r\n",
+    "<|pad|> and <|endoftext|>",
+]
+
+
+def _first_difference(got: list[int], expected: list[int], tokenizer: Tokenizer) -> str:
+    """What the first wrong id suggests, in words."""
+    at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
+    specials = set(tokenizer.special_ids.values())
+    if expected[at : at + 1] and expected[at] in specials:
+        return "a special token is cut into ordinary tokens: add the special tokens to the pipeline"
+    if got[:1] and expected[:1] and at == 0 and len(got) > len(expected):
+        return "more ids than bpe_lab from the first one on: is a space added before the text (add_prefix_space)?"
+    if at < len(got) and got[at] not in tokenizer.vocab:
+        return f"id {got[at]} is not in the tokenizer's vocabulary: give each token bpe_lab's id"
+    if at < len(expected) and len(tokenizer.vocab[expected[at]]) == 1 and at < len(got):
+        return "a single byte gets another id: write the vocabulary's keys in GPT-2's printable characters"
+    return "the merges are replayed differently: are they in bpe_lab's order, in printable characters?"
+
+
+def _pipeline_tokenizers(generator: random.Random) -> list[Tokenizer]:
+    """Small tokenizers trained on the course's documentation, with and without special tokens."""
+    import tempfile
+    from pathlib import Path
+
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
+    from bpe_lab.bytelevel.train import train_bytelevel
+    from bpe_lab.core.corpora import python_docs_topics
+
+    topics = list(python_docs_topics().values())
+    made = []
+    for specials, size in (([EOT], 400), ([EOT, "<|pad|>"], 330), ([], 300)):
+        start = generator.randrange(len(topics) - 3)
+        with tempfile.TemporaryDirectory(prefix="bpe-lab-check-") as folder:
+            path = Path(folder) / "docs.txt"
+            path.write_text(EOT.join(topics[start : start + 3]), encoding="utf-8", newline="")
+            vocab, merges = train_bytelevel(path, size, specials, workers=1, progress=False, on_short="ignore")
+        made.append(Tokenizer(vocab, merges, specials))
+    return made
+
+
+def check_build_pipeline(fn: Callable[[Tokenizer], Any]) -> None:
+    """``fn(tokenizer) -> tokenizers.Tokenizer`` with ``tokenizer``'s ids on
+    texts where the usual mistakes show, for three small trained tokenizers."""
+    cases = 0
+    for tokenizer in _pipeline_tokenizers(rng()):
+        built = call(fn, "build_pipeline", tokenizer)
+        if not callable(getattr(built, "encode", None)):
+            fail(f"build_pipeline({tokenizer!r})", f"expected a tokenizers.Tokenizer, got {short(built, 80)}")
+        for text in PIPELINE_TEXTS:
+            if text.count("<|pad|>") and "<|pad|>" not in tokenizer.special_ids:
+                continue
+            expected = tokenizer.encode(text)
+            try:
+                got = list(built.encode(text).ids)
+            except Exception as err:  # noqa: BLE001 - whatever the pipeline raises, the learner should see
+                said = f"build_pipeline({tokenizer!r}).encode({text!r}) raised {type(err).__name__}: {err}"
+                raise CheckFailed(said) from err
+            if got != expected:
+                why = _first_difference(got, expected, tokenizer)
+                fail(f"build_pipeline({tokenizer!r}).encode({text!r}).ids", f"expected {expected}, got {got}: {why}")
+            cases += 1
+    passed("build_pipeline", cases)
+
+
+# ------------------------------------------------ task 2: the pair template
+
+
+def _word_ids(specials: list[str], words: list[str]) -> dict[str, int]:
+    """The small vocabulary: the words, sorted, then the special tokens (so
+    that their ids depend on the words: a processor that assumes them fails)."""
+    vocab = {w: i for i, w in enumerate(sorted(set(words) - set(specials)))}
+    for token in specials:
+        vocab[token] = len(vocab)
+    return vocab
+
+
+def word_tokenizer(specials: list[str], text: str) -> Any:
+    """A ``tokenizers`` ``WordLevel`` tokenizer of ``specials`` and the words
+    of ``text`` (cut at white space), the special tokens added as such."""
+    from tokenizers import Tokenizer as HFTokenizer
+    from tokenizers import models, pre_tokenizers
+
+    hf = HFTokenizer(models.WordLevel(_word_ids(specials, text.split()), unk_token=specials[0]))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    hf.add_special_tokens(list(specials))
+    return hf
+
+
+def templated(hf: Any, processor: Any, a: str, b: str) -> tuple[list[str], list[int], list[str], list[int], list[int]]:
+    """``hf`` with ``processor`` as its post-processor: the tokens and ids of
+    ``a`` alone, and the tokens, ids and type ids of the pair ``(a, b)``."""
+    hf.post_processor = processor
+    one, two = hf.encode(a), hf.encode(a, b)
+    return list(one.tokens), list(one.ids), list(two.tokens), list(two.ids), list(two.type_ids)
+
+
+def template_reference(specials: list[str], a: str, b: str) -> tuple[Any, ...]:
+    """What ``templated`` gives for a right ``pair_processor`` with ``bos,
+    sep = specials[:2]``, on ``word_tokenizer(specials, a + " " + b)``."""
+    bos, sep = specials[0], specials[1]
+    ids = _word_ids(specials, (a + " " + b).split())
+    single = [bos, *a.split()]
+    pair = [bos, *a.split(), sep, *b.split(), sep]
+    types = [0] * (len(a.split()) + 2) + [1] * (len(b.split()) + 1)
+    return single, [ids[t] for t in single], pair, [ids[t] for t in pair], types
+
+
+#: (special tokens, first sequence, second sequence): where the classic mistakes show
+_TEMPLATE_CASES: list[tuple[list[str], str, str]] = [
+    (["<s>", "</s>"], "x y", "z"),
+    (["[CLS]", "[SEP]", "[PAD]"], "a b c", "d e"),  # ids of the special tokens are not 0 and 1 in every tokenizer
+    (["<|bos|>", "<|sep|>", "<|pad|>"], "one", "two three four"),
+    (["<s>", "</s>"], "same same", "same"),
+]
+
+
+def _hint(got: Any, expected: tuple[Any, ...]) -> str:
+    if not isinstance(got, tuple) or len(got) != 5:
+        return ""
+    if got[0] != expected[0]:
+        return "the single template is wrong: it is bos $A, without sep"
+    if got[2] != expected[2]:
+        return "the pair template is wrong: bos $A sep $B:1 sep:1"
+    if got[4] != expected[4]:
+        return "the type ids are wrong: the second sequence and its sep take type id 1 ($B:1 sep:1)"
+    return "the special tokens' ids are wrong: look them up in the tokenizer (token_to_id)"
+
+
+def check_pair_processor(fn: Callable[[Any, str, str], Any]) -> None:
+    """``fn(tokenizer, bos, sep) -> TemplateProcessing`` for ``bos $A`` and
+    ``bos $A sep $B:1 sep:1``, on small WordLevel tokenizers."""
+    for specials, a, b in _TEMPLATE_CASES:
+        hf = word_tokenizer(specials, a + " " + b)
+        processor = call(fn, "pair_processor", hf, specials[0], specials[1])
+        expected = template_reference(specials, a, b)
+        try:
+            got = templated(hf, processor, a, b)
+        except Exception as err:  # noqa: BLE001 - a processor tokenizers refuses: the learner should see why
+            said = f"pair_processor(tokenizer, {specials[0]!r}, {specials[1]!r}): {type(err).__name__}: {err}"
+            raise CheckFailed(said) from err
+        if got != expected:
+            case = f"pair_processor(tokenizer of {specials}, {specials[0]!r}, {specials[1]!r}) on {a!r}, {b!r}"
+            fail(case, f"expected {expected}, got {got}: {_hint(got, expected)}")
+    passed("pair_processor", len(_TEMPLATE_CASES))

@@ -1,0 +1,81 @@
+"""Generated cases for exercise 09: a ``tokenizers`` pipeline and a pair template.
+
+What this adds over ``generators_more`` (chapters 04-08): the two tasks of
+chapter 09, whose hidden calls build a tokenizer in the call and send back
+only plain data:
+
+- ``build_pipeline``: ``build_pipeline(Tokenizer({...}, merges, specials)).encode(TEXT).ids``,
+  the vocabulary trained here on a few words (as for chapter 07's
+  ``never_emitted``); the reference is bpe_lab's ``Tokenizer.encode``;
+- ``pair_processor``: ``check.templated`` of the learner's processor on a
+  small ``WordLevel`` tokenizer made in the kernel by ``check.word_tokenizer``;
+  the reference, ``check.production.template_reference``, is plain Python:
+  the grader needs no ``tokenizers`` to know the answer.
+
+>>> source = GENERATORS["09_production_pair_processor"].source
+>>> source("pair_processor", (["<s>", "</s>"], "x y", "z"))[:60]
+"(lambda t: check.templated(t, pair_processor(t, '<s>', '</s>"
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.bytelevel.train import train_bytelevel
+from bpe_lab.grading.check.production import template_reference
+from bpe_lab.grading.generators import CASES_PER_TASK, GENERATORS, Args, register
+
+__all__ = ["GENERATORS"]
+
+EOT = "<|endoftext|>"
+_WORDS = ["low", "lower", "lowest", "the", " end", "naïve", "今天", "🙂", "x=1;", "  ", "\n", "don't", "ab", "abab"]
+_SPECIALS: list[list[str]] = [[], [EOT], [EOT, "<|pad|>"]]
+
+
+def _pipeline_ids(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str], text: str) -> Any:
+    return Tokenizer({**{i: bytes([i]) for i in range(256)}, **tail}, merges, specials).encode(text)
+
+
+def _pipeline_call(name: str, args: Args) -> str:
+    tail, merges, specials, text = args
+    entries = "".join(f", {i}: {token!r}" for i, token in tail.items())
+    vocab = "{**{i: bytes([i]) for i in range(256)}" + entries + "}"
+    return f"{name}(Tokenizer({vocab}, {merges!r}, {specials!r})).encode({text!r}).ids"
+
+
+@register("09_production_build_pipeline", _pipeline_ids, _pipeline_call)
+def _pipeline_inputs(rng: random.Random) -> list[Args]:
+    out: list[Args] = []
+    for _ in range(CASES_PER_TASK):
+        specials = rng.choice(_SPECIALS)
+        train = "".join(rng.choice(_WORDS + specials) + rng.choice([" ", "", "\n"]) for _ in range(rng.randint(4, 12)))
+        with tempfile.TemporaryDirectory(prefix="bpe-lab-cases-") as folder:
+            path = Path(folder) / "text.txt"
+            path.write_text(train, encoding="utf-8")
+            size = 256 + len(specials) + rng.randint(2, 10)
+            vocab, merges = train_bytelevel(path, size, specials, workers=1, progress=False, on_short="ignore")
+        text = "".join(rng.choice(_WORDS + specials) for _ in range(rng.randint(1, 6)))
+        out.append(({i: t for i, t in vocab.items() if i >= 256}, merges, specials, text))
+    return out
+
+
+def _template_call(name: str, args: Args) -> str:
+    specials, a, b = args
+    made = f"check.word_tokenizer({specials!r}, {a + ' ' + b!r})"
+    return f"(lambda t: check.templated(t, {name}(t, {specials[0]!r}, {specials[1]!r}), {a!r}, {b!r}))({made})"
+
+
+_TOKENS = [["<s>", "</s>"], ["[CLS]", "[SEP]", "[PAD]"], ["<|bos|>", "<|sep|>"], ["<s>", "</s>", "<pad>"]]
+_TEXT_WORDS = ["x", "y", "z", "low", "lower", "a", "b", "the", "end"]
+
+
+@register("09_production_pair_processor", template_reference, _template_call)
+def _template_inputs(rng: random.Random) -> list[Args]:
+    def words() -> str:
+        return " ".join(rng.choice(_TEXT_WORDS) for _ in range(rng.randint(1, 4)))
+
+    return [(list(rng.choice(_TOKENS)), words(), words()) for _ in range(CASES_PER_TASK)]

@@ -1,0 +1,196 @@
+"""Exercise 09: the checks of ``bpe_lab.grading.check.production``, its
+generated cases, its kernel's one extra library, and grading it: the
+solution scores full marks, the exercise as released 0, and a submission
+that hands the task to ``bpe_lab.bytelevel.hf_pipeline.hf_tokenizer`` 0."""
+
+import random
+from pathlib import Path
+
+import nbformat
+import pytest
+from grading_support import grade_solution_exercise_and
+
+from bpe_lab.grading import check, jail
+from bpe_lab.grading.answers import CHAPTERS, forbidden
+from bpe_lab.grading.cases import generated, usable
+from bpe_lab.grading.check.production import template_reference
+from bpe_lab.grading.distributions import allowed, needs
+from bpe_lab.grading.generators import GENERATORS
+from bpe_lab.grading.guard import resolve
+from bpe_lab.grading.stubs import package_dir
+from bpe_lab.grading.tasks import load_tasks
+
+pytest.importorskip("tokenizers")
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+SOLUTION = nbformat.read(SOLUTIONS / "09_production.ipynb", as_version=4)
+
+
+def solved() -> dict[str, object]:
+    """The solution's setup and answer cells run here: its two functions."""
+    namespace: dict[str, object] = {}
+    for cell in SOLUTION.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and (meta.get("solution") or meta.get("locked") and not meta.get("grade")):
+            exec(compile(cell.source, meta["grade_id"], "exec"), namespace)  # noqa: S102 - the solution's own cells
+    return namespace
+
+
+SOLVED = solved()
+
+
+def test_the_solution_passes_its_checks(capsys):
+    check.check_build_pipeline(SOLVED["build_pipeline"])
+    check.check_pair_processor(SOLVED["pair_processor"])
+    out = capsys.readouterr().out
+    assert (
+        "build_pipeline agrees with bpe_lab on 22 cases" in out
+        and "pair_processor agrees with bpe_lab on 4 cases" in out
+    )
+
+
+def _pipeline(prefix_space=False, specials=True, printable=True):
+    """The solution with one of the usual mistakes."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    from bpe_lab.bytelevel.byte_map import bytes_to_unicode
+
+    table = bytes_to_unicode()
+
+    def build(tok):
+        def text(token):
+            return "".join(table[b] for b in token) if printable else token.decode("latin-1")
+
+        vocab = {text(t): i for i, t in tok.vocab.items() if i not in tok.special_ids.values()}
+        vocab.update(tok.special_ids)
+        hf = Tokenizer(models.BPE(vocab, [(text(a), text(b)) for a, b in tok.merges]))
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=prefix_space)
+        hf.decoder = decoders.ByteLevel()
+        if specials:
+            hf.add_special_tokens([AddedToken(s, special=True, normalized=False) for s in tok.special_tokens])
+        return hf
+
+    return build
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [
+        (_pipeline(prefix_space=True), "add_prefix_space"),
+        (_pipeline(specials=False), "add the special tokens"),
+        (_pipeline(printable=False), "printable|vocabulary|merges"),
+        (lambda tok: [1, 2, 3], "expected a tokenizers.Tokenizer"),
+    ],
+)
+def test_each_pipeline_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(check.CheckFailed, match=hint):
+        check.check_build_pipeline(mistake)
+
+
+def _processor(single=True, types=True, ids=True):
+    from tokenizers import processors
+
+    def make(tokenizer, bos, sep):
+        b = ":1" if types else ""
+        return processors.TemplateProcessing(
+            single=f"{bos} $A" if single else f"{bos} $A {sep}",
+            pair=f"{bos} $A {sep} $B{b} {sep}{b}",
+            special_tokens=[
+                (bos, tokenizer.token_to_id(bos) if ids else 0),
+                (sep, tokenizer.token_to_id(sep) if ids else 1),
+            ],
+        )
+
+    return make
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [
+        (_processor(single=False), "single template"),
+        (_processor(types=False), "type ids"),
+        (_processor(ids=False), "token_to_id"),
+    ],
+)
+def test_each_template_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(check.CheckFailed, match=hint):
+        check.check_pair_processor(mistake)
+
+
+def test_template_reference_by_hand():
+    assert template_reference(["[CLS]", "[SEP]", "[PAD]"], "a b", "c") == (
+        ["[CLS]", "a", "b"],
+        [3, 0, 1],
+        ["[CLS]", "a", "b", "[SEP]", "c", "[SEP]"],
+        [3, 0, 1, 4, 2, 4],
+        [0, 0, 0, 0, 1, 1],
+    )
+
+
+def test_the_answers_are_forbidden_and_resolve():
+    paths = forbidden(*CHAPTERS["production"])
+    assert "bpe_lab.bytelevel.hf_pipeline.hf_tokenizer" in paths
+    for path in paths:
+        resolve(path)
+
+
+def test_both_tasks_get_generated_cases_that_the_solution_answers():
+    """The generators fit their tasks, and the solution's functions, run
+    here on the generated calls, give the grader's expected values."""
+    tasks = load_tasks(SOLUTION)
+    assert [t.grade_id for t in tasks] == ["09_production_build_pipeline", "09_production_pair_processor"]
+    namespace = {**SOLVED, "check": check}
+    for task in tasks:
+        assert task.grade_id in GENERATORS and usable(task) == "", usable(task)
+        cases = generated(task, "alice", nonce="1")
+        assert len(cases) == 5 and cases != generated(task, "bob", nonce="1")
+        for case in (*task.cases, *cases):
+            assert eval(case.call, namespace) == case.expected, case.call  # noqa: S307 - our own calls
+    inputs = GENERATORS["09_production_build_pipeline"].inputs(random.Random(3))
+    assert any(specials for *_, specials, _ in inputs) and any(not specials for *_, specials, _ in inputs)
+
+
+def test_only_exercise_09s_kernel_may_import_tokenizers():
+    assert needs(SOLUTION.metadata) == ("tokenizers",)
+    for path in sorted(SOLUTIONS.glob("0[1-8]_*.ipynb")):
+        assert needs(nbformat.read(path, as_version=4).metadata) == (), path.name
+    assert needs({"bpe_lab": {"kernel_needs": "tokenizers"}}) == ()  # a string, not a list: nothing
+    package = package_dir()
+    plain = {entry.name for entries in allowed(package).values() for entry in entries}
+    more = {entry.name for entries in allowed(package, ("tokenizers",)).values() for entry in entries}
+    assert "tokenizers" not in plain and "tokenizers" in more and plain < more
+
+
+# ------------------------------------------------------------------ grading
+
+DELEGATED = {
+    "09_production_build_pipeline": (
+        "def build_pipeline(tokenizer):\n"
+        "    from bpe_lab.bytelevel.hf_pipeline import hf_tokenizer\n"
+        "    return hf_tokenizer(tokenizer)",
+        "bpe_lab.bytelevel.hf_pipeline.hf_tokenizer",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    answers = {gid: source for gid, (source, _) in DELEGATED.items()}
+    return grade_solution_exercise_and(tmp_path_factory.mktemp("production"), "09_production", answers)
+
+
+def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
+    solution, exercise = reports["solution"], reports["exercise"]
+    assert solution.total == solution.max_total == 5, solution.tasks
+    assert solution.sandbox == "" or jail.bwrap() is None  # sandboxed: tokenizers came from kernel_needs
+    assert all(t.passed == t.cases > 5 for t in solution.tasks), solution.tasks
+    assert exercise.total == 0, exercise.tasks
+
+
+def test_a_delegating_submission_scores_zero_and_names_the_function(reports):
+    tasks = {t.grade_id: t for t in reports["delegating"].tasks}
+    for gid, (_, path) in DELEGATED.items():
+        assert tasks[gid].points == 0, tasks[gid]
+        assert path in tasks[gid].message, tasks[gid].message
+    assert tasks["09_production_pair_processor"].points == 2, tasks["09_production_pair_processor"]
