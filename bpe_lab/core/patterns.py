@@ -31,8 +31,9 @@ Where each pattern comes from (``SOURCES`` says the same):
   last new line (``ok``, ``\\n``, ``  ``); ``tests/test_patterns.py`` pins
   both.
 - ``SEED_ZH_PATTERN``, ``SEED_JA_PATTERN``: the "multi-language support"
-  patterns of a Chinese tutorial among the course's seed articles
-  ("BPE算法解析与实现：从理论到工程实践", AI智能范式网, 2026-08-17), section 3.3.
+  patterns of the Chinese BPE tutorial "BPE算法解析与实现：从理论到工程实践"
+  (AI智能范式网, 2026-08-17), section 3.3: one character of the
+  ``[\\u4e00-\\u9fa5]`` range per piece, the range common in Chinese BPE tutorials.
 
 >>> pretokenize_with("I'LL pay 1234567 now", "gpt2")
 ['I', "'", 'LL', ' pay', ' 1234567', ' now']
@@ -154,11 +155,11 @@ LLAMA3_PATTERN = (
     r"\s+(?!\S)|\s+"
 )
 
-#: The seed tutorial's Chinese pattern: one character of U+4E00-U+9FA5 per
+#: The Chinese tutorial's pattern: one character of U+4E00-U+9FA5 per
 #: piece, or a run of anything else but white space, or a run of white space.
 SEED_ZH_PATTERN = r"""[\u4e00-\u9fa5]|[^\u4e00-\u9fa5\s]+|\s+"""
 
-#: The seed tutorial's Japanese pattern: the same, with hiragana
+#: The same tutorial's Japanese pattern: the same, with hiragana
 #: (U+3040-U+309F) and katakana (U+30A0-U+30FF) one character per piece too.
 SEED_JA_PATTERN = r"""[\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5]|[^\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5\s]+|\s+"""
 
@@ -192,8 +193,8 @@ SOURCES: dict[str, str] = {
     "cl100k": "openai/tiktoken, tiktoken_ext/openai_public.py, cl100k_base()",
     "o200k": "openai/tiktoken, tiktoken_ext/openai_public.py, o200k_base()",
     "llama3": "meta-llama/llama3, llama/tokenizer.py, Tokenizer.pat_str",
-    "seed_zh": "seed article 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
-    "seed_ja": "seed article 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
+    "seed_zh": "Chinese BPE tutorial 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
+    "seed_ja": "Chinese BPE tutorial 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
 }
 
 

@@ -8,7 +8,7 @@ mistakes apart by where the learner's cut first differs:
 - ``digit_pieces``: GPT-2's pattern with cl100k's number branch
   ``\\p{N}{1,3}`` for its `` ?\\p{N}+`` (GPT-2's or cl100k's whole pattern,
   the space kept, groups from the right, ``\\d`` dropping ``²`` are named);
-- ``zh_pieces``: the seed article's pattern with ``\\p{Han}+`` for one
+- ``zh_pieces``: the ``[\\u4e00-\\u9fa5]`` tutorial pattern with ``\\p{Han}+`` for one
   character of ``[\\u4e00-\\u9fa5]``, in both branches: with the range left
   in the second, "ok𠮷" is one piece (U+20BB7 is Han, outside the range);
 - ``unemitted_tokens``: the merged tokens that encoding a text never emits,
@@ -55,7 +55,7 @@ _GPT2_NUMBERS = r" ?\p{N}+"
 #: GPT-2's pattern with cl100k's number branch (the reference of ``pretokenize_digits``).
 DIGITS_PATTERN = GPT2_PATTERN.replace(_GPT2_NUMBERS, r"\p{N}{1,3}")
 
-#: The seed article's Chinese pattern with ``\p{Han}`` for the range, and a run for one character.
+#: The ``[\u4e00-\u9fa5]`` tutorial pattern with ``\p{Han}`` for the range, and a run for one character.
 ZH_PATTERN = r"\p{Han}+|[^\p{Han}\s]+|\s+"
 
 _HAN, _NUMBER = regex.compile(r"\p{Han}"), regex.compile(r"\p{N}")
@@ -275,14 +275,14 @@ def _zh_hint(expected: list[str], got: object, text: str) -> str:
         )
     if extra and not any(han) and not (before.isspace() or after.isspace()):
         return (
-            f": you cut between {before!r} and {after!r} (offset {at}): the seed pattern keeps a run of characters "
+            f": you cut between {before!r} and {after!r} (offset {at}): the pattern keeps a run of characters "
             r"that are neither Han nor white space in one piece, [^\p{Han}\s]+"
         )
     return f": white space is a run of its own, \\s+ (offset {at}, between {before!r} and {after!r})"
 
 
 def check_pretokenize_zh(fn: Pretokenizer) -> None:
-    """``fn(text) -> pieces``: the seed article's Chinese pattern with
+    """``fn(text) -> pieces``: the ``[\\u4e00-\\u9fa5]`` tutorial pattern with
     ``\\p{Han}+`` (``ZH_PATTERN``); then the Han words BPE learns with it."""
     from bpe_lab.core.corpora import parallel_sentences
 
@@ -293,7 +293,7 @@ def check_pretokenize_zh(fn: Pretokenizer) -> None:
     seed = han_words_learned(_findall(SEED_ZH_PATTERN), 100)
     print(
         f"  with it, 100 merges on parallel_sentences('zh') learn {len(words)} tokens of 2+ Han characters "
-        f"({', '.join(words[:6])}); with the seed pattern, {len(seed)}"
+        f"({', '.join(words[:6])}); with the [\\u4e00-\\u9fa5] pattern, {len(seed)}"
     )
 
 
