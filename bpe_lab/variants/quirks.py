@@ -172,6 +172,11 @@ def is_han(char: str) -> bool:
     return bool(_HAN.fullmatch(char))
 
 
+def _every_code_point() -> str:
+    """Every code point but the surrogates, in order, as one string."""
+    return "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+
+
 def han_coverage(low: int = 0x4E00, high: int = 0x9FA5) -> dict[str, int]:
     """How many Han-script code points (``\\p{Han}``, counted only where
     Python's ``unicodedata`` says the code point is assigned, so the count
@@ -183,11 +188,10 @@ def han_coverage(low: int = 0x4E00, high: int = 0x9FA5) -> dict[str, int]:
     20902
     """
     counts = Counter[str]()
-    for cp in range(0x110000):
-        if 0xD800 <= cp <= 0xDFFF:
-            continue
-        char = chr(cp)
-        if unicodedata.category(char) == "Cn" or not _HAN.match(char):
+    for match in _HAN.finditer(_every_code_point()):  # one scan in C, in code point order
+        char = match.group()
+        cp = ord(char)
+        if unicodedata.category(char) == "Cn":
             continue
         if low <= cp <= high:
             counts["inside the range"] += 1
