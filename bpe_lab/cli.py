@@ -4,14 +4,15 @@ bpe-lab train corpus.txt --merges 100 --out merges.txt
 bpe-lab encode --merges-file merges.txt lowest newer
 bpe-lab encode-file corpus.txt --gpt2 --out ids.npy --workers 2
 bpe-lab corpus --mb 128          # an offline corpus for the benchmark
-bpe-lab lab [FOLDER]             # the course, copied out of the installed package
-bpe-lab release / grade / gradescope / bench  # exercises, grading, the benchmark
+bpe-lab lab [FOLDER] [--update] [-- JUPYTERLAB ARGS]  # the course, copied out of the installed package
+bpe-lab release / grade / gradescope / bench  # for instructors: exercises, grading, the benchmark
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from bpe_lab.bench.command import add_bench_command
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
@@ -23,7 +24,7 @@ from bpe_lab.core.pretokenize import word_frequencies
 from bpe_lab.core.symbols import TIE_BREAKS
 from bpe_lab.core.textfile import read_text
 from bpe_lab.core.train import train_bpe
-from bpe_lab.course import copy_course, open_lab
+from bpe_lab.course import START_PAGE, CourseCopy, copy_course, open_lab, update_course
 from bpe_lab.grading.grade_command import add_grade_command
 from bpe_lab.grading.gradescope import add_gradescope_command
 from bpe_lab.grading.release import add_release_command
@@ -71,19 +72,71 @@ def _corpus(args: argparse.Namespace) -> None:
     print(f"{path} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
+def _names(paths: list[Path], folder: Path) -> str:
+    return ", ".join(p.relative_to(folder).as_posix() for p in paths)
+
+
+def _lab_report(done: CourseCopy, folder: Path, update: bool) -> str:
+    """What ``bpe-lab lab`` did, naming every file it did not bring up to date."""
+    lines = [
+        f"{'updated' if update else 'copied'} the course in {folder}: "
+        + f"{len(done.copied)} new"
+        + (f", {len(done.updated)} updated, {len(done.restored)} restored" if update else "")
+        + (f"; kept your {len(done.kept)} existing ones" if done.kept else "")
+    ]
+    if done.edited:
+        lines.append(f"kept, as you edited them: {_names(done.edited, folder)}")
+    if done.unrecorded:
+        lines.append(f"kept, with no record of the version copied: {_names(done.unrecorded, folder)}")
+    if done.deleted:
+        lines.append(f"left deleted, as you deleted them: {_names(done.deleted, folder)}")
+    if done.restored:
+        lines.append(f"restored, as the course changed them: {_names(done.restored, folder)}")
+    if (done.edited or done.unrecorded) and update:
+        lines.append("to get the new version of a kept file, rename yours and run bpe-lab lab --update again")
+    lines.append(f"start page: {folder / START_PAGE}")
+    return "\n".join(lines)
+
+
 def _lab(args: argparse.Namespace) -> None:
-    copied, kept = copy_course(args.folder)
-    print(
-        f"copied {len(copied)} course files into {args.folder}"
-        + (f"; kept your {len(kept)} existing ones" if kept else "")
-    )
+    jupyter_args: list[str] = getattr(args, "jupyter_args", [])
+    if args.no_open and (jupyter_args or args.port is not None or args.no_browser):
+        raise ValueError("--no-open only copies: --port, --no-browser and arguments after -- need JupyterLab started")
+    folder = Path(args.folder)
+    done = update_course(folder) if args.update else copy_course(folder)
+    print(_lab_report(done, folder, args.update))
     if not args.no_open:
-        open_lab(args.folder)
+        open_lab(folder, port=args.port, browser=not args.no_browser, extra=jupyter_args)
+
+
+#: ``bpe-lab --help`` lists the commands in these groups, in this order (a test fails on a command in none).
+COMMAND_GROUPS = {
+    "learner commands": ("lab", "train", "encode", "encode-file", "corpus"),
+    "instructor commands (exercises, grading, the benchmark)": ("release", "grade", "gradescope", "bench"),
+}
+
+
+def _grouped_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> str:
+    helps = {action.dest: action.help or "" for action in sub._choices_actions}
+    missing = sorted(set(sub.choices) - {name for names in COMMAND_GROUPS.values() for name in names})
+    if missing:
+        raise RuntimeError(f"bpe-lab commands in no group of COMMAND_GROUPS: {missing}")
+    width = max(map(len, sub.choices)) + 2
+    blocks = [
+        f"{title}:\n" + "\n".join(f"  {name:<{width}}{helps.get(name, '')}" for name in names)
+        for title, names in COMMAND_GROUPS.items()
+    ]
+    return "\n\n".join(blocks) + "\n\nbpe-lab COMMAND --help tells more of one."
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bpe-lab", description="Byte Pair Encoding, from the course BPE Lab.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="bpe-lab",
+        usage="%(prog)s [-h] COMMAND ...",
+        description="Byte Pair Encoding, from the course BPE Lab.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS)
 
     train = sub.add_parser("train", help="learn merges from a UTF-8 text file (white-space words)")
     train.add_argument("corpus", help="path of a UTF-8 text file")
@@ -119,20 +172,48 @@ def build_parser() -> argparse.ArgumentParser:
     corpus.add_argument("--cache-dir", help="where to write it (default: $BPE_LAB_CACHE or ~/.cache/bpe_lab)")
     corpus.set_defaults(run=_corpus)
 
-    lab = sub.add_parser("lab", help="copy the course into a folder of yours and open it in JupyterLab")
+    lab = sub.add_parser(
+        "lab",
+        help="copy the course into a folder of yours and open it in JupyterLab",
+        usage="bpe-lab lab [-h] [--update] [--no-open] [--port PORT] [--no-browser] [folder] [-- JUPYTERLAB_ARGS ...]",
+        description="Copy the course into FOLDER and open it in JupyterLab. Everything after -- goes to JupyterLab "
+        "as it is, e.g.  bpe-lab lab my-course -- --ServerApp.token=secret",
+    )
     lab.add_argument("folder", nargs="?", default="bpe-lab-course", help="where (default: ./bpe-lab-course)")
+    lab.add_argument(
+        "--update",
+        action="store_true",
+        help="bring a copied course up to this version: replace the files you never changed, keep your edited ones",
+    )
     lab.add_argument("--no-open", action="store_true", help="only copy, do not start JupyterLab")
+    lab.add_argument("--port", type=int, help="JupyterLab's port (default: its own, 8888 or the next free one)")
+    lab.add_argument("--no-browser", action="store_true", help="start JupyterLab without opening a browser")
     lab.set_defaults(run=_lab)
 
     add_release_command(sub)
     add_grade_command(sub)
     add_gradescope_command(sub)
     add_bench_command(sub)
+    parser.epilog = _grouped_commands(sub)
     return parser
 
 
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The arguments; for ``bpe-lab lab``, everything after the first ``--``
+    is JupyterLab's (``args.jupyter_args``). Another command keeps its
+    ``--`` (``bpe-lab encode --merges-file m.txt -- -word``)."""
+    parser = build_parser()
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command == "lab" and "--" in argv:
+        cut = argv.index("--")
+        args = parser.parse_args(argv[:cut])
+        args.jupyter_args = argv[cut + 1 :]
+        return args
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parse(sys.argv[1:] if argv is None else argv)
     try:
         args.run(args)
     except (ValueError, TypeError, OSError) as err:

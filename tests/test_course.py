@@ -1,7 +1,9 @@
 """The course copied out of the package: from a clone, and from a wheel a
 learner would pip-install (bpe-lab lab)."""
 
+import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bpe_lab.cli import main
-from bpe_lab.course import copy_course, course_files, course_root
+from bpe_lab.course import MANIFEST, START_PAGE, copy_course, course_files, course_root, lab_command, update_course
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,22 +27,199 @@ def test_a_clone_reads_the_course_from_the_repository():
 
 
 def test_copy_never_overwrites_the_learners_work(tmp_path):
-    copied, kept = copy_course(tmp_path / "course")
+    first = copy_course(tmp_path / "course")
     notebooks = sorted(p.name for p in (tmp_path / "course" / "notebooks").iterdir())
-    assert notebooks == sorted(p.name for p in course_files("notebooks")) and kept == []
+    assert notebooks == sorted(p.name for p in course_files("notebooks")) and first.kept == []
     mine = tmp_path / "course" / "exercises" / "02_training.ipynb"
     mine.write_text("my answers", encoding="utf-8")
-    again, kept = copy_course(tmp_path / "course")
-    assert again == [] and mine in kept and len(kept) == len(copied)
+    again = copy_course(tmp_path / "course")
+    assert again.copied == [] and mine in again.kept and len(again.kept) == len(first.copied)
+    assert again.edited == [mine]
     assert mine.read_text(encoding="utf-8") == "my answers"
+
+
+def _fake_course(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def versions(tmp_path, monkeypatch):
+    """Two versions of a course, and a switch between them (course_root)."""
+    old = _fake_course(
+        tmp_path / "v1",
+        {
+            "notebooks/00_a.ipynb": "a1",
+            "notebooks/01_b.ipynb": "b1",
+            "notebooks/02_c.ipynb": "c1",
+            "notebooks/03_d.ipynb": "d1",
+            "notebooks/README.md": "map1",
+            "exercises/01_b.ipynb": "xb1",
+        },
+    )
+    new = _fake_course(
+        tmp_path / "v2",
+        {
+            "notebooks/00_a.ipynb": "a2",  # fixed: the learner never touched it
+            "notebooks/01_b.ipynb": "b2",  # fixed: the learner edited it
+            "notebooks/02_c.ipynb": "c2",  # fixed: the learner deleted it
+            "notebooks/03_d.ipynb": "d1",  # unchanged: the learner deleted it
+            "notebooks/04_e.ipynb": "e2",  # new
+            "notebooks/README.md": "map1",
+            "exercises/01_b.ipynb": "xb1",
+        },
+    )
+    which = {"root": old}
+    monkeypatch.setattr("bpe_lab.course.course_root", lambda: which["root"])
+    return which, old, new
+
+
+def test_update_replaces_untouched_files_keeps_edited_ones_and_restores_only_changed_deletions(tmp_path, versions):
+    which, _old, new = versions
+    folder = tmp_path / "learner"
+    assert len(copy_course(folder).copied) == 6
+    (folder / "notebooks/01_b.ipynb").write_text("my notes", encoding="utf-8")
+    (folder / "notebooks/02_c.ipynb").unlink()
+    (folder / "notebooks/03_d.ipynb").unlink()
+    which["root"] = new
+
+    plain = copy_course(folder)  # without --update nothing is replaced, and deleted stays deleted
+    assert [p.name for p in plain.copied] == ["04_e.ipynb"]
+    assert (folder / "notebooks/00_a.ipynb").read_text(encoding="utf-8") == "a1"
+    assert sorted(p.name for p in plain.deleted) == ["02_c.ipynb", "03_d.ipynb"]
+
+    done = update_course(folder)
+    text = {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8") for p in folder.rglob("*.ipynb")}
+    assert text == {
+        "notebooks/00_a.ipynb": "a2",
+        "notebooks/01_b.ipynb": "my notes",
+        "notebooks/02_c.ipynb": "c2",
+        "notebooks/04_e.ipynb": "e2",
+        "exercises/01_b.ipynb": "xb1",
+    }
+    assert [p.name for p in done.updated] == ["00_a.ipynb"]
+    assert [p.name for p in done.edited] == ["01_b.ipynb"] and [p.name for p in done.restored] == ["02_c.ipynb"]
+    assert [p.name for p in done.deleted] == ["03_d.ipynb"] and done.copied == []
+    again = update_course(folder)  # nothing left to do; the edit is still named
+    assert again.updated == again.copied == again.restored == [] and [p.name for p in again.edited] == ["01_b.ipynb"]
+
+
+def test_update_of_a_folder_copied_before_manifests_keeps_what_differs(tmp_path, versions):
+    which, _old, new = versions
+    folder = tmp_path / "learner"
+    copy_course(folder)
+    (folder / MANIFEST).unlink()
+    which["root"] = new
+    done = update_course(folder)
+    assert sorted(p.name for p in done.unrecorded) == ["00_a.ipynb", "01_b.ipynb", "02_c.ipynb"]
+    assert (folder / "notebooks/00_a.ipynb").read_text(encoding="utf-8") == "a1"
+    recorded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["files"]
+    assert "notebooks/03_d.ipynb" in recorded and "notebooks/00_a.ipynb" not in recorded
+
+
+def test_lab_update_says_which_files_it_kept_by_name(tmp_path, versions, capsys):
+    which, _old, new = versions
+    folder = tmp_path / "learner"
+    assert main(["lab", str(folder), "--no-open"]) == 0
+    assert "6 new" in capsys.readouterr().out
+    (folder / "notebooks/01_b.ipynb").write_text("my notes", encoding="utf-8")
+    (folder / "notebooks/03_d.ipynb").unlink()
+    which["root"] = new
+    assert main(["lab", str(folder), "--no-open", "--update"]) == 0
+    out = capsys.readouterr().out
+    assert "1 new, 2 updated, 0 restored" in out
+    assert "kept, as you edited them: notebooks/01_b.ipynb" in out
+    assert "left deleted, as you deleted them: notebooks/03_d.ipynb" in out
+
+
+@pytest.mark.parametrize(
+    "manifest, message",
+    [
+        ("{not json", "cannot read the course manifest"),
+        ('["a list"]', "not a course manifest of format 1"),
+        ('{"format": 2, "folders": [], "files": {}}', "not a course manifest of format 1"),
+        ('{"format": 1, "folders": ["notebooks"], "files": {}}', "a manifest of another course layout"),
+        ('{"format": 1, "folders": ["notebooks", "exercises"], "files": {"../x": "0"}}', "entry '../x'"),
+    ],
+)
+def test_a_bad_manifest_is_an_error_naming_it(tmp_path, capsys, manifest, message):
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    (folder / MANIFEST).write_text(manifest, encoding="utf-8")
+    assert main(["lab", str(folder), "--no-open", "--update"]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / MANIFEST}: " in err and message in err
 
 
 def test_lab_command_copies_and_refuses_a_file(tmp_path, capsys):
     assert main(["lab", str(tmp_path / "c"), "--no-open"]) == 0
-    assert "course files into" in capsys.readouterr().out
+    assert "copied the course in" in capsys.readouterr().out
     (tmp_path / "f").write_text("x")
     assert main(["lab", str(tmp_path / "f"), "--no-open"]) == 2
-    assert "is a file" in capsys.readouterr().err
+    assert f"{tmp_path / 'f'} is a file" in capsys.readouterr().err
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "notebooks").write_text("x")
+    assert main(["lab", str(tmp_path / "g"), "--update", "--no-open"]) == 2
+    assert f"{tmp_path / 'g' / 'notebooks'} is a file" in capsys.readouterr().err
+
+
+def test_lab_passes_port_no_browser_and_everything_after_the_dashes_to_jupyterlab(tmp_path, monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr("bpe_lab.course.subprocess.call", lambda args, cwd: calls.append((args, cwd)) or 0)
+    argv = ["lab", str(tmp_path / "c"), "--port", "9999", "--no-browser", "--", "--ServerApp.token=s", "--debug"]
+    assert main(argv) == 0
+    ((args, cwd),) = calls
+    root = (tmp_path / "c").resolve()
+    assert cwd == root and args[:4] == [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}"]
+    tail = [
+        "--ServerApp.port=9999",
+        "--no-browser",
+        "--ServerApp.token=s",
+        "--debug",
+        "notebooks/00_why_subwords.ipynb",
+    ]
+    assert args[-5:] == tail
+    assert lab_command(root)[-1] == "notebooks/00_why_subwords.ipynb" and "--no-browser" not in lab_command(root)
+    assert main(["lab", str(tmp_path / "c"), "--no-open", "--", "--debug"]) == 2
+    assert "--no-open only copies" in capsys.readouterr().err
+    assert main(["encode", "--merges-file", str(tmp_path / "none"), "--", "-x"]) == 2  # its -- is its own
+    assert "none" in capsys.readouterr().err
+
+
+def _first_heading(notebook: Path) -> str:
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    first = next(c for c in cells if c["cell_type"] == "markdown")
+    line = "".join(first["source"]).splitlines()[0]
+    assert line.startswith("# "), f"{notebook.name}: its first markdown cell starts {line!r}, not a '# ' title"
+    return line.removeprefix("# ")
+
+
+def test_the_start_page_maps_every_notebook_by_its_title_in_order_with_its_exercise():
+    page = ROOT / START_PAGE
+    text = page.read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d\d) \| \[([^\]]+)\]\(([^)]+)\) \| [^|]+ \| ([^|]+) \|$", text, re.M)
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert [r[2] for r in rows] == [p.name for p in notebooks], f"{page}: the course map's rows are not the notebooks"
+    exercises = {p.name[:2]: p for p in (ROOT / "exercises").glob("*.ipynb")}
+    for number, title, target, exercise in rows:
+        notebook = ROOT / "notebooks" / target
+        assert number == target[:2] and title == _first_heading(notebook), f"{page}: row {number}: {title!r}"
+        if number in exercises:
+            assert exercise == f"[{exercises[number].stem}](../exercises/{exercises[number].name})", (page, number)
+        else:
+            assert exercise.strip() == "—", f"{page}: row {number} links an exercise that does not exist"
+    assert set(exercises) <= {r[0] for r in rows}, f"{page}: an exercise without its notebook's row"
+    for target in re.findall(r"\]\(([^)]+)\)", text):  # every relative link resolves, here and in a copy
+        assert (page.parent / target).is_file(), f"{page}: the link {target} leads nowhere"
+
+
+def test_the_start_page_is_copied_and_its_links_resolve_in_the_copy(tmp_path):
+    copy_course(tmp_path / "c")
+    page = tmp_path / "c" / START_PAGE
+    for target in re.findall(r"\]\(([^)]+)\)", page.read_text(encoding="utf-8")):
+        assert (page.parent / target).is_file(), f"{page}: {target}"
 
 
 def test_a_wheel_carries_the_course_and_its_notebooks_run(tmp_path):
@@ -51,6 +230,7 @@ def test_a_wheel_carries_the_course_and_its_notebooks_run(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         assert "bpe_lab/course/notebooks/00_why_subwords.ipynb" in names
+        assert f"bpe_lab/course/{START_PAGE}" in names
         assert "bpe_lab/course/exercises/02_training.ipynb" in names
         assert not any(n.startswith(("solutions/", "tests/", "bpe_lab/course/solutions")) for n in names)
         archive.extractall(tmp_path / "site")

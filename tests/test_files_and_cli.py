@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bpe_lab import load_merges, read_text, save_merges
-from bpe_lab.cli import main
+from bpe_lab.cli import COMMAND_GROUPS, build_parser, main
 
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
 
@@ -87,3 +87,20 @@ def test_cli_train_says_when_fewer_merges_were_possible(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "learned 2 merges from 1 distinct words" in captured.out
     assert "asked for 10 merges but only 2 were possible" in captured.err
+
+
+def test_help_groups_the_learners_commands_apart_from_the_instructors(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    learner, instructor = (out.index(title + ":\n") for title in COMMAND_GROUPS)
+    assert learner < instructor
+    learner_part, instructor_part = out[learner:instructor], out[instructor:]
+    for name in ("lab", "train", "encode", "encode-file", "corpus"):
+        assert f"\n  {name} " in learner_part and f"\n  {name} " not in instructor_part, name
+    for name in ("release", "grade", "gradescope", "bench"):
+        assert f"\n  {name} " in instructor_part and f"\n  {name} " not in learner_part, name
+    assert "  lab          copy the course into a folder of yours and open it in JupyterLab\n" in learner_part
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    grouped = [name for names in COMMAND_GROUPS.values() for name in names]
+    assert sorted(grouped) == sorted(sub.choices), "a command is in no group, or in two"
