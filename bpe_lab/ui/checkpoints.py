@@ -21,40 +21,207 @@ current state, legible without the style sheet and without a kernel: the
 question, the options, and the answer behind a ``<details>`` element, which
 opens with a click even in an untrusted notebook or on a forge.
 
+Why the judging is strict: options often differ only in spaces or quotes
+(``['hello', '  world']`` against ``['hello', ' ', ' world']``), so an
+option is chosen by its exact text or by its index in display order,
+never after ``normalize``; only a typed ``Predict`` answer is normalised,
+and a text that one of its ``notes`` calls wrong is never accepted. A
+checkpoint that could judge a wrong option right, show two options alike,
+or take a ``mistakes`` number for the answer fails when it is built
+(``ValueError`` naming the option); judging never depends on ``lang``.
+
+Why the order is shuffled: authors write the right option first. Options
+are shown in an order drawn from a SHA-256 of the question and the options
+(never Python's salted ``hash``), so it is the same in every run and saved
+outputs stay stable; ``.options`` is that display order and ``answer(i)``
+counts in it. Options that all read as numbers are sorted instead;
+``shuffle=False`` keeps the author's order, ``shuffle=True`` forces a shuffle.
+
+What is shown: Markdown code spans (`` `like this` ``) become ``<code>``,
+everything else is escaped; white space that matters (a run of spaces, a
+space at either end, tabs, newlines) is drawn as ``␣``, ``⇥`` and ``↵``
+as the token views do, in the HTML and in the radio labels. The plain-text
+``.feedback`` keeps the author's text as written, backticks included.
+
+``audit_made()`` lists every checkpoint built in this process as plain data
+(its kind, question, option count, the right option's display position,
+and any problem found by judging every option in English and Chinese), for
+a course-wide check after running each notebook.
+
 >>> quiz = Quiz("2 + 2?", {"3": "one short", "4": "2 + 2 = 4", "5": "one over"}, answer="4")
+>>> quiz.options  # numbers are kept sorted
+('3', '4', '5')
 >>> quiz.answer("5")
 'Not quite. one over'
 >>> quiz.answer(1), quiz.correct
 ('Correct. 2 + 2 = 4', True)
+>>> Quiz("Pick the `ab` pair", {"a b": "yes", "b c": "no", "c d": "no"}, answer="a b").options
+('c d', 'a b', 'b c')
+>>> audit_made()[-1]["answer_position"]
+1
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
 import ipywidgets as widgets
 
-from bpe_lab.ui.css import CSS, style
-from bpe_lab.ui.labels import labels
+from bpe_lab.ui.css import CHECKPOINT_CSS, CSS, FEEDBACK_COLOURS, style
+from bpe_lab.ui.labels import LANGS, labels
 
-__all__ = ["Predict", "Quiz", "Numeric", "normalize"]
+__all__ = ["Predict", "Quiz", "Numeric", "normalize", "audit_made", "display_order", "rich", "plain"]
 
 _BOX = "border: 1px solid rgba(128, 128, 128, .5); border-left: 4px solid #0ea5e9; border-radius: 6px; padding: 6px"
-_COLOURS = {True: "#15803d", False: "#b91c1c", None: "inherit"}
+_COLOURS = {True: FEEDBACK_COLOURS["correct"], False: FEEDBACK_COLOURS["wrong"], None: "inherit"}
+
+#: How an explanation must not start: the verdict is the widget's to say
+#: ("Correct. Right: ..." said it twice).
+VERDICT_WORDS = {"en": ("right", "correct", "wrong"), "zh": ("对", "正确", "错")}
+
+_MADE: list[dict[str, Any]] = []
 
 
 def normalize(text: str) -> str:
-    """How typed answers are compared: case, spaces, brackets, commas and
-    quotes do not matter, so ``(e, s)``, ``e s`` and ``('e', 's')`` agree.
+    """How typed ``Predict`` answers are compared: case, spaces, brackets,
+    commas and quotes do not matter, so ``(e, s)``, ``e s`` and
+    ``('e', 's')`` agree. Never used for options.
 
     >>> normalize("('E', 's')") == normalize(" e  s ")
     True
     """
     return re.sub(r"[\s(),'\"]+", " ", text).strip().casefold()
+
+
+# -- showing text: code spans and white space that matters
+
+_CODE = re.compile(r"`([^`\n]+)`")
+_INNER = r"\t|\n| {2,}"
+_SIGNIFICANT = {
+    (start, end): re.compile(_INNER + ("|^ +" if start else "") + ("| +$" if end else ""))
+    for start in (False, True)
+    for end in (False, True)
+}
+_MARKS = {" ": "␣", "\n": "↵", "\t": "⇥"}  # as tokens.py draws them
+
+
+def _spaces(
+    text: str, esc: Callable[[str], str], mark: Callable[[str], str], start: bool = True, end: bool = True
+) -> str:
+    """``text`` with each white-space character that matters replaced by
+    ``mark(char)`` and the rest passed through ``esc``; spaces at its
+    start (end) matter when it starts (ends) the whole text or a code span."""
+    out, at = [], 0
+    for found in _SIGNIFICANT[start, end].finditer(text):
+        out.append(esc(text[at : found.start()]))
+        out.extend(mark(char) for char in found.group())
+        at = found.end()
+    out.append(esc(text[at:]))
+    return "".join(out)
+
+
+def _shown(text: str, code: Callable[[str], str], esc: Callable[[str], str], mark: Callable[[str], str]) -> str:
+    out, at = [], 0
+    for found in _CODE.finditer(text):
+        out.append(_spaces(text[at : found.start()], esc, mark, start=at == 0, end=False))
+        out.append(code(_spaces(found.group(1), esc, mark)))
+        at = found.end()
+    out.append(_spaces(text[at:], esc, mark, start=at == 0, end=True))
+    return "".join(out)
+
+
+def rich(text: str) -> str:
+    """``text`` as HTML: escaped, code spans as ``<code>``, white space that
+    matters made visible.
+
+    >>> rich("cut `a  b` <here>")
+    'cut <code>a<span class="bpe-ws">␣</span><span class="bpe-ws">␣</span>b</code> &lt;here&gt;'
+    """
+    return _shown(text, lambda s: f"<code>{s}</code>", escape, lambda c: f'<span class="bpe-ws">{_MARKS[c]}</span>')
+
+
+def plain(text: str) -> str:
+    """``text`` as a radio label shows it: backticks dropped, white space
+    that matters made visible.
+
+    >>> plain("['hello', '  world']")
+    "['hello', '␣␣world']"
+    """
+    return _shown(text, lambda s: s, lambda s: s, lambda c: _MARKS[c])
+
+
+def _rich_lines(text: str) -> str:
+    return "\n".join(rich(line) for line in text.split("\n"))
+
+
+# -- order
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", "").replace("_", "").strip())
+    except ValueError:
+        return None
+
+
+def display_order(question: str, options: Sequence[str], shuffle: bool | None = None) -> list[int]:
+    """The author's indices of ``options`` in display order: a permutation
+    from SHA-256 of the question and the options (stable across runs and
+    machines); numbers sorted when ``shuffle`` is None; as given when False."""
+    indices = list(range(len(options)))
+    if shuffle is False:
+        return indices
+    numbers = [_number(option) for option in options]
+    if shuffle is None and all(n is not None for n in numbers):
+        return sorted(indices, key=lambda i: (numbers[i], i))
+    seed = hashlib.sha256("\x1f".join([question, *options]).encode()).digest()
+    return sorted(indices, key=lambda i: hashlib.sha256(seed + options[i].encode()).digest())
+
+
+def _check_options(options: Sequence[str]) -> None:
+    seen: dict[str, str] = {}
+    for option in options:
+        if not isinstance(option, str):
+            raise TypeError(f"every option must be a str; got {option!r}")
+        shown = plain(option)
+        if shown in seen:
+            same = "is given twice" if seen[shown] == option else f"displays like {seen[shown]!r} (as {shown!r})"
+            raise ValueError(f"the option {option!r} {same}")
+        seen[shown] = option
+
+
+def _pick(options: Sequence[str], value: object) -> str | None:
+    """The option ``value`` names: its exact text, or its index in display
+    order; None if it names none."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return options[value] if 0 <= value < len(options) else None
+    return value if isinstance(value, str) and value in options else None
+
+
+def _option_trials(options: Sequence[str], right: str) -> list[tuple[str, object, bool]]:
+    """Every option, by its text and by its display index, and whether it is right."""
+    trials: list[tuple[str, object, bool]] = []
+    for i, option in enumerate(options):
+        trials += [(f"option {option!r}", option, option == right), (f"option {i} ({option!r})", i, option == right)]
+    return trials
+
+
+def _verdict_problems(texts: Mapping[str, str]) -> list[str]:
+    """Explanations that start with a verdict of their own."""
+    problems = []
+    for where, text in texts.items():
+        start = text.strip().casefold()
+        for lang, words in VERDICT_WORDS.items():
+            word = next((w for w in words if start.startswith(w)), None)
+            if word is not None:
+                problems.append(f"{where} starts with {word!r} ({lang}); the widget already says the verdict: {text!r}")
+                break
+    return problems
 
 
 class _Checkpoint:
@@ -73,6 +240,10 @@ class _Checkpoint:
         self.feedback = ""
         self.given: object = None  # the learner's last answer
         self.revealed = False
+        problems = self._judging_problems()
+        if problems:
+            raise ValueError(f"{type(self).__name__} {question!r}: " + "; ".join(problems))
+        _MADE.append(self._audit(problems + _verdict_problems(self._explanations())))
         self.prompt = widgets.HTML(self._question_html())
         self.control = self._control()
         self.check_button = self._button(self.labels["check"], "primary")
@@ -89,6 +260,12 @@ class _Checkpoint:
     def _button(text: str, kind: str) -> widgets.Button:
         return widgets.Button(description=text, tooltip=text, button_style=kind, layout=widgets.Layout(width="auto"))
 
+    def _radio(self) -> widgets.RadioButtons:
+        """Radio buttons in display order, labelled as ``plain`` shows each
+        option; the value is the option's text."""
+        pairs = [(plain(option), option) for option in self.options]
+        return widgets.RadioButtons(options=pairs, value=None, layout=widgets.Layout(width="auto"))
+
     # -- what subclasses say
 
     def _control(self) -> widgets.Widget:
@@ -96,30 +273,64 @@ class _Checkpoint:
 
     def _value(self) -> object:
         """The answer the control holds now (None: nothing chosen)."""
+        return getattr(self.control, "value", None)
+
+    def _judge(self, value: object, L: Mapping[str, str]) -> tuple[bool | None, str]:
+        """(right?, the feedback in the language of ``L``) for one answer;
+        None: not an answer. Pure logic: no widget is touched."""
         raise NotImplementedError
 
-    def _judge(self, value: object) -> tuple[bool | None, str]:
-        """(right?, the feedback) for one answer; None: not an answer."""
-        raise NotImplementedError
-
-    def _solution(self) -> str:
+    def _solution(self, L: Mapping[str, str]) -> str:
         """The answer and why, as plain text, for the reveal."""
         raise NotImplementedError
+
+    def _trials(self) -> list[tuple[str, object, bool]]:
+        """(what, answer, should it be right?) for the audit and validation."""
+        raise NotImplementedError
+
+    def _explanations(self) -> dict[str, str]:
+        """Where -> every explanation text the author wrote."""
+        raise NotImplementedError
+
+    def _answer_position(self) -> int | None:
+        return None
+
+    # -- validation and audit
+
+    def _judging_problems(self) -> list[str]:
+        problems = []
+        for lang in LANGS:
+            L = labels(lang)
+            for what, value, right in self._trials():
+                verdict = self._judge(value, L)[0]
+                if verdict is not right:
+                    problems.append(f"{what} is judged {verdict} in lang={lang!r}, should be {right}")
+        return problems
+
+    def _audit(self, problems: list[str]) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "question": self.question,
+            "options": len(self.options),
+            "answer_position": self._answer_position(),
+            "problems": problems,
+        }
 
     # -- moves
 
     def answer(self, value: object) -> str:
-        """Answer the question (an option's text or index, a number, a
-        typed string); the feedback is returned and kept in ``.feedback``."""
+        """Answer the question (an option's exact text or its index in
+        display order, a number, a typed string); the feedback is returned
+        and kept in ``.feedback``."""
         self.given = value
-        self.correct, self.feedback = self._judge(value)
+        self.correct, self.feedback = self._judge(value, self.labels)
         self._render()
         return self.feedback
 
     def reveal(self) -> str:
         """Show the answer and why, without answering."""
         self.revealed = True
-        self.feedback = self._solution()
+        self.feedback = self._solution(self.labels)
         self._render()
         return self.feedback
 
@@ -147,15 +358,15 @@ class _Checkpoint:
         L = self.labels
         kind = L["predict"] if self.kind == "predict" else L["checkpoint"]
         badge = f'<span class="bpe-badge"{style("badge")}>{escape(kind)}</span> '
-        return f'<div{style("view")}><p style="margin: 4px 0">{badge}{escape(self.question)}</p></div>'
+        return f'<div{style("view")}><p style="margin: 4px 0">{badge}{rich(self.question)}</p></div>'
 
     def _feedback_html(self) -> str:
         if not self.feedback:
             return ""
         colour = _COLOURS[self.correct]
         return (
-            f'<div class="bpe-feedback" role="status" aria-live="polite" data-state="{self.state}"'
-            f' style="margin: 4px 0; color: {colour}; white-space: pre-wrap">{escape(self.feedback)}</div>'
+            f'{CHECKPOINT_CSS}<div class="bpe-feedback" role="status" aria-live="polite" data-state="{self.state}"'
+            f' style="margin: 4px 0; color: {colour}; white-space: pre-wrap">{_rich_lines(self.feedback)}</div>'
         )
 
     def _render(self) -> None:
@@ -166,10 +377,10 @@ class _Checkpoint:
         """The static form: question, options, the current feedback and the
         answer behind a ``<details>`` that opens without a kernel."""
         L = self.labels
-        items = "".join(f"<li>{escape(option)}</li>" for option in self.options)
+        items = "".join(f'<li style="white-space: pre-wrap">{rich(option)}</li>' for option in self.options)
         options = f'<ol type="A" style="margin: 4px 0; padding-left: 28px">{items}</ol>' if items else ""
         hint = f'<p style="margin: 4px 0; opacity: .8">{escape(L["static_hint"])}</p>'
-        solution = f'<div style="white-space: pre-wrap">{escape(self._solution())}</div>'
+        solution = f'<div style="white-space: pre-wrap">{_rich_lines(self._solution(L))}</div>'
         details = f'<details style="margin: 4px 0"><summary>{escape(L["reveal"])}</summary>{solution}</details>'
         return (
             f'{CSS}<div class="bpe-view bpe-checkpoint" data-kind="{self.kind}" data-state="{self.state}"'
@@ -189,6 +400,16 @@ class _Checkpoint:
         return bundle
 
 
+def audit_made() -> list[dict[str, Any]]:
+    """Every checkpoint built in this process, oldest first, as plain data:
+    ``{"kind", "question", "options": count, "answer_position": the right
+    option's display index or None, "problems": [str, ...]}``. Problems come
+    from judging every option (a Numeric's answer and mistakes; a typed
+    Predict's answer, accepts and notes) in every language, and from
+    explanations that start with a verdict ("Right: ...")."""
+    return [{**entry, "problems": list(entry["problems"])} for entry in _MADE]
+
+
 def _answer_is(L: Mapping[str, str], answer: str) -> str:
     """The "The answer: ANSWER." line, without a second full stop when the
     answer is a sentence of its own."""
@@ -196,59 +417,69 @@ def _answer_is(L: Mapping[str, str], answer: str) -> str:
     return text[:-1] if answer.endswith((".", "?", "!", "。", "？", "！")) else text
 
 
-def _pick(options: Sequence[str], value: object) -> str | None:
-    """The option ``value`` names: its text (compared with ``normalize``),
-    or its index; None if it names none."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return options[value] if 0 <= value < len(options) else None
-    wanted = normalize(str(value))
-    return next((option for option in options if normalize(option) == wanted), None)
-
-
 class Quiz(_Checkpoint):
     """Multiple choice: ``options`` maps each option's text to its
     explanation (for the right one: why it is right; for each wrong one:
     why it is wrong). A wrong answer shows its explanation and may be
-    changed; the reveal shows the answer and every explanation."""
+    changed; the reveal shows the answer and every explanation. The
+    options are shown shuffled (see the module); ``shuffle`` as in
+    ``display_order``."""
 
     kind = "quiz"
 
-    def __init__(self, question: str, options: Mapping[str, str], answer: str, *, lang: str = "en") -> None:
+    def __init__(
+        self,
+        question: str,
+        options: Mapping[str, str],
+        answer: str,
+        *,
+        lang: str = "en",
+        shuffle: bool | None = None,
+    ) -> None:
+        _check_options(list(options))
         if answer not in options:
             raise ValueError(f"the answer {answer!r} is not one of the options {list(options)}")
         missing = [option for option, why in options.items() if not why.strip()]
         if missing:
             raise ValueError(f"every option needs an explanation; missing for {missing}")
-        self.options = tuple(options)
+        authored = list(options)
+        self.options = tuple(authored[i] for i in display_order(question, authored, shuffle))
         self.explanations = dict(options)
         self.right = answer
         super().__init__(question, lang=lang)
 
     def _control(self) -> widgets.Widget:
-        return widgets.RadioButtons(options=list(self.options), value=None, layout=widgets.Layout(width="auto"))
+        return self._radio()
 
-    def _value(self) -> object:
-        return getattr(self.control, "value", None)
-
-    def _judge(self, value: object) -> tuple[bool | None, str]:
+    def _judge(self, value: object, L: Mapping[str, str]) -> tuple[bool | None, str]:
         option = _pick(self.options, value)
         if option is None:
-            return None, self.labels["pick_one"]
-        verdict = self.labels["correct" if option == self.right else "wrong"]
+            return None, L["pick_one"]
+        verdict = L["correct" if option == self.right else "wrong"]
         return option == self.right, f"{verdict} {self.explanations[option]}"
 
-    def _solution(self) -> str:
-        L = self.labels
+    def _solution(self, L: Mapping[str, str]) -> str:
         lines = [_answer_is(L, self.right), L["why"] + self.explanations[self.right]]
-        lines += [f"✗ {option}: {why}" for option, why in self.explanations.items() if option != self.right]
+        lines += [f"✗ {option}: {self.explanations[option]}" for option in self.options if option != self.right]
         return "\n".join(lines)
+
+    def _trials(self) -> list[tuple[str, object, bool]]:
+        return _option_trials(self.options, self.right)
+
+    def _explanations(self) -> dict[str, str]:
+        return {f"the explanation of {option!r}": why for option, why in self.explanations.items()}
+
+    def _answer_position(self) -> int | None:
+        return self.options.index(self.right)
 
 
 class Predict(_Checkpoint):
-    """Predict, then reveal: the learner picks one of ``options`` or, with
-    no options, types an answer (compared with ``normalize``; ``accept``
-    lists other spellings that count). Any prediction reveals the answer
-    and ``why``; ``notes`` may explain particular wrong predictions."""
+    """Predict, then reveal: the learner picks one of ``options`` (shown
+    shuffled, matched exactly, as in ``Quiz``) or, with no options, types an
+    answer (compared with ``normalize``; ``accept`` lists other spellings
+    that count). Any prediction reveals the answer and ``why``; ``notes``
+    may explain particular wrong predictions (with options: keyed by the
+    option's exact text), and a typed text a note explains is never right."""
 
     kind = "predict"
 
@@ -262,42 +493,74 @@ class Predict(_Checkpoint):
         accept: Sequence[str] = (),
         notes: Mapping[str, str] | None = None,
         lang: str = "en",
+        shuffle: bool | None = None,
     ) -> None:
-        if options and answer not in options:
-            raise ValueError(f"the answer {answer!r} is not one of the options {list(options)}")
-        self.options = tuple(options)
+        notes = dict(notes or {})
+        if options:
+            _check_options(list(options))
+            if answer not in options:
+                raise ValueError(f"the answer {answer!r} is not one of the options {list(options)}")
+            if accept:
+                raise ValueError(f"accept {list(accept)} is for typed answers; with options only {answer!r} is right")
+            stray = [key for key in notes if key not in options]
+            if stray:
+                raise ValueError(f"the notes {stray} name no option of {list(options)}")
+            if answer in notes:
+                raise ValueError(f"the answer {answer!r} has a note, as if it were wrong")
+        else:
+            accepted = {normalize(a): a for a in (answer, *accept)}
+            clash = [key for key in notes if normalize(key) in accepted]
+            if clash:
+                raise ValueError(f"the notes {clash} explain a wrong answer that reads as the right one {answer!r}")
+        authored = list(options)
+        self.options = tuple(authored[i] for i in display_order(question, authored, shuffle))
         self.right, self.why = answer, why
+        self.accept = tuple(accept)
         self.accepted = {normalize(a) for a in (answer, *accept)}
-        self.notes = {normalize(k): v for k, v in (notes or {}).items()}
+        self.raw_notes = notes
+        self.notes = notes if options else {normalize(k): v for k, v in notes.items()}
         super().__init__(question, lang=lang)
 
     def _control(self) -> widgets.Widget:
         if self.options:
-            return widgets.RadioButtons(options=list(self.options), value=None, layout=widgets.Layout(width="auto"))
+            return self._radio()
         box = widgets.Text(placeholder=self.labels["your_answer"], continuous_update=False)
         box.observe(lambda change: self.answer(change["new"]) if change["new"].strip() else None, names="value")
         return box
 
-    def _value(self) -> object:
-        return getattr(self.control, "value", None)
+    def _judge(self, value: object, L: Mapping[str, str]) -> tuple[bool | None, str]:
+        if self.options:
+            text = _pick(self.options, value)
+            if text is None:
+                return None, L["pick_one"]
+            right, key = text == self.right, text
+        else:
+            key = normalize(str(value))
+            right = key in self.accepted and key not in self.notes
+        note = "" if right else self.notes.get(key, "")
+        verdict = L["correct" if right else "wrong"]
+        return right, " ".join(filter(None, [verdict, note, self._solution(L)]))
 
-    def _judge(self, value: object) -> tuple[bool | None, str]:
-        text = _pick(self.options, value) if self.options else str(value)
-        if text is None:
-            return None, self.labels["pick_one"]
-        right = normalize(text) in self.accepted
-        note = "" if right else self.notes.get(normalize(text), "")
-        verdict = self.labels["correct" if right else "wrong"]
-        return right, " ".join(filter(None, [verdict, note, self._solution()]))
-
-    def _solution(self) -> str:
-        L = self.labels
+    def _solution(self, L: Mapping[str, str]) -> str:
         return _answer_is(L, self.right) + " " + L["why"] + self.why
+
+    def _trials(self) -> list[tuple[str, object, bool]]:
+        if self.options:
+            return _option_trials(self.options, self.right)
+        right: list[tuple[str, object, bool]] = [(f"the accepted {a!r}", a, True) for a in (self.right, *self.accept)]
+        return right + [(f"the noted {k!r}", k, False) for k in self.raw_notes]
+
+    def _explanations(self) -> dict[str, str]:
+        return {"why": self.why, **{f"the note on {k!r}": v for k, v in self.raw_notes.items()}}
+
+    def _answer_position(self) -> int | None:
+        return self.options.index(self.right) if self.options else None
 
 
 class Numeric(_Checkpoint):
     """A number, right within ``tolerance``; ``mistakes`` maps numbers a
-    classic mistake gives to the explanation of that mistake."""
+    classic mistake gives to the explanation of that mistake (a mistake
+    within the tolerance of the answer is refused: it would be judged right)."""
 
     kind = "numeric"
 
@@ -315,6 +578,9 @@ class Numeric(_Checkpoint):
             raise ValueError(f"tolerance must be >= 0, got {tolerance}")
         self.right, self.why, self.tolerance = answer, why, tolerance
         self.mistakes = dict(mistakes or {})
+        near = [wrong for wrong in self.mistakes if self._close(wrong, answer)]
+        if near:
+            raise ValueError(f"the mistakes {near} are within ±{tolerance:g} of the answer {answer:g}: judged right")
         super().__init__(question, lang=lang)
 
     def _control(self) -> widgets.Widget:
@@ -322,24 +588,26 @@ class Numeric(_Checkpoint):
         box.observe(lambda change: self.answer(change["new"]) if change["new"].strip() else None, names="value")
         return box
 
-    def _value(self) -> object:
-        return getattr(self.control, "value", None)
-
     def _close(self, number: float, target: float) -> bool:
         return math.isclose(number, target, abs_tol=self.tolerance + 1e-12)
 
-    def _judge(self, value: object) -> tuple[bool | None, str]:
-        try:
-            number = float(str(value).replace(",", "").replace("_", "").strip())
-        except ValueError:
-            return None, self.labels["not_a_number"].format(text=value)
+    def _judge(self, value: object, L: Mapping[str, str]) -> tuple[bool | None, str]:
+        number = _number(str(value))
+        if number is None:
+            return None, L["not_a_number"].format(text=value)
         if self._close(number, self.right):
-            return True, f"{self.labels['correct']} {self._solution()}"
+            return True, f"{L['correct']} {self._solution(L)}"
         note = next((why for wrong, why in self.mistakes.items() if self._close(number, wrong)), "")
-        return False, " ".join(filter(None, [self.labels["wrong"], note, self.labels["try_again"]]))
+        return False, " ".join(filter(None, [L["wrong"], note, L["try_again"]]))
 
-    def _solution(self) -> str:
-        L = self.labels
+    def _solution(self, L: Mapping[str, str]) -> str:
         within = " " + L["within"].format(tolerance=f"{self.tolerance:g}") if self.tolerance else ""
         shown = f"{self.right:g}{within}"
         return _answer_is(L, shown) + " " + L["why"] + self.why
+
+    def _trials(self) -> list[tuple[str, object, bool]]:
+        trials: list[tuple[str, object, bool]] = [(f"the answer {self.right!r}", str(self.right), True)]
+        return trials + [(f"the mistake {wrong!r}", str(wrong), False) for wrong in self.mistakes]
+
+    def _explanations(self) -> dict[str, str]:
+        return {"why": self.why, **{f"the mistake {k!r}": v for k, v in self.mistakes.items()}}

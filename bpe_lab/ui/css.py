@@ -18,7 +18,16 @@ which a sanitizer may reject); the sheet keeps the niceties (theme
 colours, dark mode), and inline values win where both speak.
 """
 
-__all__ = ["CSS", "INLINE", "FONT_STACK", "MONO_STACK", "style"]
+__all__ = [
+    "CSS",
+    "CHECKPOINT_CSS",
+    "FEEDBACK_COLOURS",
+    "DARK_FEEDBACK_COLOURS",
+    "INLINE",
+    "FONT_STACK",
+    "MONO_STACK",
+    "style",
+]
 
 #: The theme's font, then common CJK and emoji fonts: Chinese text and emoji
 #: show wherever one of them is installed.
@@ -78,6 +87,31 @@ def style(kind: str) -> str:
     """
     return f' style="{INLINE[kind]}"'
 
+
+#: A checkpoint's feedback colour, inline (light themes, and pages that drop
+#: the style sheet), and in dark themes: each reaches WCAG AA (4.5:1) on its
+#: background (#ffffff; JupyterLab dark #111111 and #212121), which
+#: tests/test_checkpoints.py computes. No colour reaches 4.5:1 on both, so
+#: the sheet overrides the inline colour in a dark theme.
+FEEDBACK_COLOURS = {"correct": "#15803d", "wrong": "#b91c1c"}
+DARK_FEEDBACK_COLOURS = {"correct": "#4ade80", "wrong": "#f87171"}
+
+_DARK = "".join(
+    f'.bpe-feedback[data-state="{state}"] {{ color: {colour} !important; }}'
+    for state, colour in DARK_FEEDBACK_COLOURS.items()
+)
+#: The dark-theme feedback colours: JupyterLab's dark theme, or a page whose
+#: reader prefers dark and that is not JupyterLab's light theme. Inside the
+#: live widget too, which does not carry ``CSS``.
+CHECKPOINT_CSS = (
+    "<style>"
+    + " ".join(f'body[data-jp-theme-light="false"] {rule}}}' for rule in _DARK.split("}")[:-1])
+    + " @media (prefers-color-scheme: dark) { "
+    + " ".join(f'body:not([data-jp-theme-light="true"]) {rule}}}' for rule in _DARK.split("}")[:-1])
+    + " }"
+    + " .bpe-checkpoint code { font-family: var(--jp-code-font-family, ui-monospace, Menlo, Consolas, monospace);"
+    " white-space: pre-wrap; }" + "</style>"
+)
 
 #: Prepended to every view's HTML; a static page (nbviewer, a forge) shows
 #: the views styled without any notebook extension.
