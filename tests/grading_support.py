@@ -173,12 +173,13 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _grade_shared(folder: Path) -> Shared:
-    notebooks: dict[str, tuple[str, nbformat.NotebookNode]] = {}
+    paths: dict[str, Path] = {}
     for name in NAMES:
         solution = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-        notebooks[f"solution-{name}"] = (name, solution)
-        notebooks[f"exercise-{name}"] = (name, release_notebook(solution, name))
-    folder.mkdir()
+        for key, nb in ((f"solution-{name}", solution), (f"exercise-{name}", release_notebook(solution, name))):
+            paths[key] = folder / key / f"{name}.ipynb"
+            paths[key].parent.mkdir(parents=True)
+            nbformat.write(nb, paths[key])
     before = (tree_digest(SOLUTIONS), tree_digest(folder))
-    reports = _grade_written(folder, notebooks, SHARED_LIMITS)
-    return Shared(reports, before == (tree_digest(SOLUTIONS), tree_digest(folder)))
+    graded = grade(list(paths.values()), solutions_dir=SOLUTIONS, limits=SHARED_LIMITS, jobs=2)
+    return Shared(dict(zip(paths, graded)), before == (tree_digest(SOLUTIONS), tree_digest(folder)))
