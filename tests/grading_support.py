@@ -1,11 +1,26 @@
-"""What the grading tests that play a hostile student share: exercise 03
-with its answers filled in, and a way to find the processes a submission
-left behind."""
+"""What the grading tests share: exercise 03 with its answers filled in,
+a way to find the processes a submission left behind, and one grading of
+every solution and every untouched exercise per test run (``shared``).
+
+``shared``: the solutions and the released exercises are what several test
+files grade (full marks, and 0 with a message per task), and grading them
+in each file took a kernel run per notebook and forbidden set every time.
+The first process of a run that asks grades them once (two workers) and
+leaves the reports in the run's pytest temp folder (the one every xdist
+worker's own is made in: pytest prunes it), in a file named by the digest
+of what they depend on (the solutions, the package, the limits), under a
+file lock; another worker that asks meanwhile waits for it, then reads it.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import os
-from collections.abc import Mapping
+import pickle
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -17,9 +32,13 @@ from bpe_lab.grading.release import release_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
+NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
 ENCODE, DECODE = "03_encoding_encode_word", "03_encoding_decode"
 SOLUTION = nbformat.read(SOLUTIONS / "03_encoding.ipynb", 4)
 SOLVED = {c.metadata["nbgrader"]["grade_id"]: c.source for c in SOLUTION.cells if "nbgrader" in c.metadata}
+
+#: What the helpers below grade within, unless told.
+LIMITS = Limits(cell_timeout=60, notebook_timeout=180)
 
 #: skipped only where no sandbox can be made, saying why (jail.why_not: no bwrap, no user namespaces)
 needs_bwrap = pytest.mark.skipif(jail.bwrap() is None, reason=jail.why_not() or "no sandbox")
@@ -66,16 +85,15 @@ def exercise_with(name: str, answers: Mapping[str, str]) -> nbformat.NotebookNod
     return nb
 
 
-def grade_solution_exercise_and(folder: Path, name: str, answers: Mapping[str, str]) -> dict[str, Report]:
-    """The solution, the untouched exercise and ``exercise_with(name,
-    answers)``, graded in one run (two workers), by those three keys."""
-    path = SOLUTIONS / f"{name}.ipynb"
-    notebooks = {
-        "solution": nbformat.read(path, as_version=4),
-        "exercise": release_notebook(nbformat.read(path, as_version=4), name),
-        "delegating": exercise_with(name, answers),
-    }
-    return _grade_written(folder, {key: (name, nb) for key, nb in notebooks.items()})
+def grade_solution_exercise_and(
+    tmp_path_factory: pytest.TempPathFactory, name: str, answers: Mapping[str, str]
+) -> dict[str, Report]:
+    """The solution and the untouched exercise (from ``shared``), and
+    ``exercise_with(name, answers)`` graded, by those three keys."""
+    graded = shared(tmp_path_factory).reports
+    folder = tmp_path_factory.mktemp(name)
+    delegating = _grade_written(folder, {"delegating": (name, exercise_with(name, answers))})
+    return {"solution": graded[f"solution-{name}"], "exercise": graded[f"exercise-{name}"], **delegating}
 
 
 def grade_notebooks(folder: Path, notebooks: Mapping[str, nbformat.NotebookNode]) -> dict[str, Report]:
@@ -84,7 +102,11 @@ def grade_notebooks(folder: Path, notebooks: Mapping[str, nbformat.NotebookNode]
     return _grade_written(folder, {name: (name, nb) for name, nb in notebooks.items()})
 
 
-def _grade_written(folder: Path, notebooks: Mapping[str, tuple[str, nbformat.NotebookNode]]) -> dict[str, Report]:
+def _grade_written(
+    folder: Path,
+    notebooks: Mapping[str, tuple[str, nbformat.NotebookNode]],
+    limits: Limits = LIMITS,
+) -> dict[str, Report]:
     """Each ``{key: (assignment, notebook)}`` written as ``folder/KEY/ASSIGNMENT.ipynb``,
     all graded in one run (two workers), by key."""
     paths = []
@@ -92,5 +114,72 @@ def _grade_written(folder: Path, notebooks: Mapping[str, tuple[str, nbformat.Not
         paths.append(folder / key / f"{name}.ipynb")
         paths[-1].parent.mkdir()
         nbformat.write(nb, paths[-1])
-    graded = grade(paths, solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=60, notebook_timeout=180), jobs=2)
+    graded = grade(paths, solutions_dir=SOLUTIONS, limits=limits, jobs=2)
     return dict(zip(notebooks, graded))
+
+
+#: The shared grading's limits: generous, so that a busy machine times no solution out.
+SHARED_LIMITS = Limits(cell_timeout=60, notebook_timeout=240, memory_mb=1536)
+
+
+@dataclass(frozen=True)
+class Shared:
+    """Every solution and every untouched exercise, graded in one run:
+    ``reports`` by ``solution-NAME`` and ``exercise-NAME`` (the student's
+    folder, hence the student); ``unchanged``: the solutions and the
+    submissions were the same bytes after grading as before."""
+
+    reports: dict[str, Report]
+    unchanged: bool
+
+
+_SHARED: dict[str, Shared] = {}
+
+
+def tree_digest(folder: Path) -> str:
+    """Every file's path under ``folder`` and bytes, digested."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Shared:
+    """The solutions and the released exercises graded once per test run
+    (see the module's docstring)."""
+    key = hashlib.sha256(
+        f"{tree_digest(SOLUTIONS)} {tree_digest(ROOT / 'bpe_lab')} {SHARED_LIMITS!r}".encode()
+    ).hexdigest()[:16]
+    if key not in _SHARED:
+        base = tmp_path_factory.getbasetemp()
+        if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker's folder is made in the run's
+            base = base.parent
+        with _locked(base / f"shared-{key}.lock"):
+            found = base / f"shared-{key}.pickle"
+            if not found.exists():
+                graded = _grade_shared(base / f"shared-{key}")
+                written = found.with_suffix(".part")
+                written.write_bytes(pickle.dumps(graded))
+                written.replace(found)
+            _SHARED[key] = pickle.loads(found.read_bytes())
+    return _SHARED[key]
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
+def _grade_shared(folder: Path) -> Shared:
+    paths: dict[str, Path] = {}
+    for name in NAMES:
+        solution = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
+        for key, nb in ((f"solution-{name}", solution), (f"exercise-{name}", release_notebook(solution, name))):
+            paths[key] = folder / key / f"{name}.ipynb"
+            paths[key].parent.mkdir(parents=True)
+            nbformat.write(nb, paths[key])
+    before = (tree_digest(SOLUTIONS), tree_digest(folder))
+    graded = grade(list(paths.values()), solutions_dir=SOLUTIONS, limits=SHARED_LIMITS, jobs=2)
+    return Shared(dict(zip(paths, graded)), before == (tree_digest(SOLUTIONS), tree_digest(folder)))

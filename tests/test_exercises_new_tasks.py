@@ -12,7 +12,8 @@ by calling the package.
   under another name, or captured in an earlier cell), scores 0 and names
   the function; the solutions keep full marks on every auto-graded task.
 
-One grading run (two kernels at a time) serves all the tests.
+One grading run (two kernels at a time) serves all the tests; the
+solutions' is the test run's shared one (``grading_support.shared``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_support import shared
 
 from bpe_lab.grading.grader import Limits, grade
 from bpe_lab.grading.guard import canonical
@@ -163,8 +165,7 @@ def _wrong(key: str) -> nbformat.NotebookNode:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("new_tasks")
-    notebooks = {("solution", n): (n, _solution(n)) for n in NAMES}
-    notebooks |= {(route, n): (n, _delegating(n, route)) for n in NAMES for route in ROUTES}
+    notebooks = {(route, n): (n, _delegating(n, route)) for n in NAMES for route in ROUTES}
     notebooks |= {("wrong", key): (WRONG[key][0], _wrong(key)) for key in WRONG}
     paths = {}
     for key, (name, nb) in notebooks.items():
@@ -173,7 +174,8 @@ def graded(tmp_path_factory):
         nbformat.write(nb, path)
         paths[key] = path
     reports = grade(list(paths.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
-    return dict(zip(paths, reports))
+    solutions = {("solution", n): shared(tmp_path_factory).reports[f"solution-{n}"] for n in NAMES}
+    return {**solutions, **dict(zip(paths, reports))}
 
 
 def _task(report, gid: str):

@@ -5,13 +5,13 @@ broken submissions.
 
 Every submission is built here from the solution notebooks, so the fixtures
 follow the solutions when they change. One grading run (two workers) is shared
-by all the asserts; it takes about 50 s on two busy cores. Each task also
-runs the hidden cases generated for its submission (``cases``).
+by all the asserts, and the solutions and untouched exercises are the test
+run's shared grading (``grading_support.shared``). Each task also runs the
+hidden cases generated for its submission (``cases``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -23,15 +23,12 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 import pytest
+from grading_support import NAMES, SOLUTIONS, shared, tree_digest
 
 from bpe_lab.cli import main
 from bpe_lab.grading.grader import Limits, assemble, grade, gradebook, load_tasks, parse_hidden
 from bpe_lab.grading.release import release_notebook
 from bpe_lab.grading.tasks import load_written
-
-ROOT = Path(__file__).resolve().parent.parent
-SOLUTIONS = ROOT / "solutions"
-NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
 
 # ------------------------------------------------------------ builders
 
@@ -305,16 +302,11 @@ HOSTILE_EXPECT = {
 LIMITS = Limits(cell_timeout=20, notebook_timeout=120, memory_mb=1536)
 
 
-def _tree_digest(folder: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        digest.update(str(path.relative_to(folder)).encode() + path.read_bytes())
-    return digest.hexdigest()
-
-
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """Write every submission into one folder, grade them all once."""
+    """Write every submission into one folder, grade them all once; the
+    solutions and the untouched exercises are the run's shared grading
+    (``grading_support.shared``), which checks the same of its files."""
     folder = tmp_path_factory.mktemp("submissions")
     files: dict[str, Path] = {}
 
@@ -324,9 +316,6 @@ def graded(tmp_path_factory):
         path.write_text(nb_or_text if isinstance(nb_or_text, str) else nbformat.writes(nb_or_text), encoding="utf-8")
         files[key] = path
 
-    for name in NAMES:
-        add(f"solution-{name}", _solution(name), name)
-        add(f"exercise-{name}", submission(name, solved=False), name)
     for key, (name, answers) in WRONG.items():
         add(key, submission(name, answers), name)
     for key, kwargs in HOSTILE.items():
@@ -335,11 +324,12 @@ def graded(tmp_path_factory):
     add("not_a_notebook", "\x89PNG\r\n\x1a\n binary junk", "02_training")
     add("unknown_assignment", nbformat.writes(nbformat.v4.new_notebook()), "homework")
 
-    before = {"solutions": _tree_digest(SOLUTIONS), "submissions": _tree_digest(folder)}
+    before = {"solutions": tree_digest(SOLUTIONS), "submissions": tree_digest(folder)}
     reports = grade(list(files.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
-    after = {"solutions": _tree_digest(SOLUTIONS), "submissions": _tree_digest(folder)}
-    by_key = {key: report for key, report in zip(files, reports)}
-    return {"reports": by_key, "before": before, "after": after, "folder": folder}
+    after = {"solutions": tree_digest(SOLUTIONS), "submissions": tree_digest(folder)}
+    common = shared(tmp_path_factory)
+    by_key = {**common.reports, **dict(zip(files, reports))}
+    return {"reports": by_key, "before": before, "after": after, "shared_unchanged": common.unchanged}
 
 
 AUTOGRADED = {t.grade_id for name in NAMES for t in load_tasks(_solution(name))}
@@ -413,6 +403,7 @@ def test_reports_stay_small_whatever_the_output(graded):
 
 def test_no_file_outside_the_temporary_directory_changes(graded):
     assert graded["before"] == graded["after"]
+    assert graded["shared_unchanged"]  # the solutions and exercises, around their own grading
 
 
 @pytest.mark.parametrize("key", ["corrupted", "not_a_notebook"])

@@ -13,7 +13,8 @@ its constructor); the other tasks and the solutions keep full marks.
 Submissions that undo the guard in their own kernel (restore ``__code__``,
 copy the function, re-execute the module's source, reload it) still score
 0: the second run has no answer to find. One grading run (two kernels at a
-time) serves all.
+time) serves all; the solutions' is the test run's shared one
+(``grading_support.shared``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_support import shared
 
 import bpe_lab
 from bpe_lab.grading import check
@@ -222,14 +224,13 @@ def graded(tmp_path_factory):
         nbformat.write(nb, path)
         files[key] = path
 
-    for name in NAMES:
-        add(("solution", name), _solution(name), name)
     for route, name in MATRIX:
         add((route, name), _delegating(name, route), name)
     for key, (earlier, answer) in UNDOING.items():
         add((key, "02_training"), _replace_answer("02_training", COUNT, answer, earlier), "02_training")
     reports = grade(list(files.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
-    return dict(zip(files, reports))
+    solutions = {("solution", name): shared(tmp_path_factory).reports[f"solution-{name}"] for name in NAMES}
+    return {**solutions, **dict(zip(files, reports))}
 
 
 def _task(report, gid: str):

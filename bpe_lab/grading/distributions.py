@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import importlib.metadata as metadata
 import site
 import sys
 import sysconfig
+from collections.abc import Mapping
 from pathlib import Path
 
 from packaging.markers import UndefinedEnvironmentName
@@ -79,18 +81,55 @@ def _module_level(tree: ast.Module) -> list[str]:
     return names
 
 
-@functools.cache
+#: Module-level imports by the SHA-256 of a file's bytes: a grading makes a view of
+#: the package per notebook and forbidden set, nearly all of whose files are the
+#: package's own, unchanged, so each text is parsed once per process.
+_PARSED: dict[bytes, frozenset[str]] = {}
+
+
+def _imports_of(path: Path) -> frozenset[str]:
+    """The top-level names ``path`` imports at module level (none where it
+    does not parse, or cannot be read: it cannot import)."""
+    try:
+        source = path.read_bytes()
+    except OSError:
+        return frozenset()
+    key = hashlib.sha256(source).digest()
+    if key not in _PARSED:
+        try:
+            _PARSED[key] = frozenset(_module_level(ast.parse(source, str(path))))
+        except (SyntaxError, ValueError):
+            _PARSED[key] = frozenset()
+    return _PARSED[key]
+
+
+def _installed_state() -> tuple[tuple[str, int], ...]:
+    """The site-packages folders and when each last changed: an install or
+    an uninstall changes its folder, and what was read of the installed
+    distributions before it is read again."""
+    state = []
+    for folder in site_dirs():
+        try:
+            state.append((str(folder), folder.stat().st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(state)
+
+
+@functools.lru_cache(maxsize=4)
+def _providers(state: tuple[tuple[str, int], ...]) -> Mapping[str, list[str]]:
+    """``importlib.metadata.packages_distributions()``, read once per ``state``."""
+    return metadata.packages_distributions()
+
+
 def imported_by(package: Path) -> frozenset[str]:
     """The distributions whose modules the ``.py`` files under ``package``
     import at module level (the standard library and the package itself
     left out); a file that does not parse is skipped (it cannot import)."""
     modules: set[str] = set()
     for path in sorted(package.rglob("*.py")):
-        try:
-            modules.update(_module_level(ast.parse(path.read_bytes(), str(path))))
-        except (SyntaxError, ValueError, OSError):
-            continue
-    providers = metadata.packages_distributions()
+        modules.update(_imports_of(path))
+    providers = _providers(_installed_state())
     ours = {package.name, "bpe_lab"}  # its own distribution would bring all of bpe-lab's requirements
     found = {d for m in modules - set(sys.stdlib_module_names) - ours for d in providers.get(m, [])}
     return frozenset(canonicalize_name(d) for d in found) - {"bpe-lab"}
@@ -152,14 +191,19 @@ def entries(dist: metadata.Distribution) -> tuple[Path, set[Path]]:
     return home, {t for t in tops if t.exists() and t.parent == home}
 
 
-@functools.cache
 def allowed(package: Path, extra: tuple[str, ...] = ()) -> dict[Path, frozenset[Path]]:
     """What a kernel that imports ``package`` may import: site-packages
     folder -> the entries bound back into it. ``extra``: what its exercise
     needs besides (``needs``)."""
-    dists = closure((*KERNEL_NEEDS, *NOTEBOOKS_USE, *sorted(imported_by(package)), *extra))
+    return _bound((*KERNEL_NEEDS, *NOTEBOOKS_USE, *sorted(imported_by(package)), *extra), _installed_state())
+
+
+@functools.lru_cache(maxsize=16)
+def _bound(roots: tuple[str, ...], state: tuple[tuple[str, int], ...]) -> dict[Path, frozenset[Path]]:
+    """``allowed`` for the distributions ``roots``, read once per ``state``
+    (every view of one package imports the same few)."""
     found: dict[Path, set[Path]] = {}
-    for dist in dists.values():
+    for dist in closure(roots).values():
         home, tops = entries(dist)
         found.setdefault(home, set()).update(tops)
     return {home: frozenset(tops) for home, tops in found.items()}

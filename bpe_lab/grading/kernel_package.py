@@ -36,6 +36,7 @@ the top-level def and the class: a kept class keeps all its methods
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable
@@ -173,24 +174,49 @@ def view(
     what they reach: those whose cases the grader cannot send (``visible``)."""
     source_dir = source_dir or package_dir()
     stop, real_checks = tuple(stop), tuple(real_checks)
-    keep = reached({*roots, *((_CHECK, name) for name in real_checks)}, stop, source_dir)
+    keep, texts = _planned(frozenset(roots), stop, frozenset(answers), real_checks, source_dir)
     copy = target / "bpe_lab"
     shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for relative, text in texts:
+        (copy / relative).write_text(text, encoding="utf-8")
+    return copy, set(keep)
+
+
+@functools.lru_cache(maxsize=128)
+def _planned(
+    roots: frozenset[Name],
+    stop: tuple[str, ...],
+    answers: frozenset[str],
+    real_checks: tuple[str, ...],
+    source_dir: Path,
+) -> tuple[frozenset[Name], tuple[tuple[Path, str], ...]]:
+    """What ``view`` keeps, and each file it writes over the copy (its path
+    under the package, its text): worked out once per process for each
+    view asked for (a grading asks for the same few again and again, and
+    ``reach.index`` reads the package once per process too)."""
+    keep = reached({*roots, *((_CHECK, name) for name in real_checks)}, stop, source_dir)
     own = set(stop) | set(answers)
+    texts: dict[Path, str] = {}
     for file, stubs in stubbed(keep, stop, source_dir).items():
-        out = copy / file.relative_to(source_dir)
-        theirs = {q: p for q, p in stubs.items() if p in own}
-        text = stub_source(file.read_text(encoding="utf-8"), theirs) if theirs else file.read_text(encoding="utf-8")
-        rest = {q: p for q, p in stubs.items() if q not in theirs}
-        out.write_text(stub_source(text, rest, own=False) if rest else text, encoding="utf-8")
+        theirs = tuple(sorted((q, p) for q, p in stubs.items() if p in own))
+        rest = tuple(sorted((q, p) for q, p in stubs.items() if p not in own))
+        texts[file.relative_to(source_dir)] = _stubbed_text(file, theirs, rest)
     for module in index(source_dir).values():
         if not kernel_side(module.name):
             message = f"{module.name} is not available in a grading kernel"
-            text = _ABSENT.format(name=module.name, message=message)
-            (copy / module.path.relative_to(source_dir)).write_text(text, encoding="utf-8")
-    kernel_check = _kernel_check(source_dir, real_checks)
-    (copy / "grading" / "check" / "__init__.py").write_text(kernel_check, encoding="utf-8")
-    return copy, keep
+            texts[module.path.relative_to(source_dir)] = _ABSENT.format(name=module.name, message=message)
+    texts[Path("grading", "check", "__init__.py")] = _kernel_check(source_dir, real_checks)
+    return frozenset(keep), tuple(texts.items())
+
+
+@functools.lru_cache(maxsize=1024)
+def _stubbed_text(file: Path, theirs: tuple[tuple[str, str], ...], rest: tuple[tuple[str, str], ...]) -> str:
+    """``file`` with ``theirs`` stubbed as the task's to write and ``rest``
+    as absent from the kernel (qualified name, path): most files are
+    stubbed alike in every view, and written out once per process."""
+    text = file.read_text(encoding="utf-8")
+    text = stub_source(text, dict(theirs)) if theirs else text
+    return stub_source(text, dict(rest), own=False) if rest else text
 
 
 def notebook_roots(solution: nbformat.NotebookNode) -> set[Name]:
