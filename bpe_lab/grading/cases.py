@@ -44,6 +44,7 @@ from typing import Any
 
 from bpe_lab.grading.generators import CASES_PER_TASK, Args
 from bpe_lab.grading.generators_more import GENERATORS  # the table, with chapters 04-08's added
+from bpe_lab.grading.parsing import parse
 from bpe_lab.grading.tasks import HiddenCase, Task
 
 __all__ = ["seed_for", "submission_nonce", "usable", "generated", "with_generated"]
@@ -69,13 +70,13 @@ def submission_nonce(path: Path) -> str:
 def _arities(call: str, name: str) -> set[int]:
     """How many arguments ``call`` passes to ``name`` (each call of it; none
     where it only hands ``name`` on, as to ``check.han_cuts``)."""
-    tree = ast.parse(call, mode="eval")
+    tree = parse(call, mode="eval")
     return {len(n.args) for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == name}
 
 
 def _literal_args(call: str, name: str) -> Args | None:
     """The arguments of a fixed case ``name(LITERAL, ...)``, or None."""
-    node = ast.parse(call, mode="eval").body
+    node = parse(call, mode="eval").body
     if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == name and not node.keywords):
         return None
     try:

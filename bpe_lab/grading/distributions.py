@@ -42,6 +42,8 @@ from packaging.markers import UndefinedEnvironmentName
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from bpe_lab.grading.parsing import parse
+
 __all__ = ["KERNEL_NEEDS", "NOTEBOOKS_USE", "needs", "imported_by", "closure", "site_dirs", "entries", "allowed"]
 
 #: What runs the kernel itself.
@@ -97,7 +99,7 @@ def _imports_of(path: Path) -> frozenset[str]:
     key = hashlib.sha256(source).digest()
     if key not in _PARSED:
         try:
-            _PARSED[key] = frozenset(_module_level(ast.parse(source, str(path))))
+            _PARSED[key] = frozenset(_module_level(parse(source, str(path))))
         except (SyntaxError, ValueError):
             _PARSED[key] = frozenset()
     return _PARSED[key]

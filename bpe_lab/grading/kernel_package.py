@@ -44,6 +44,7 @@ from pathlib import Path
 
 import nbformat
 
+from bpe_lab.grading.parsing import parse
 from bpe_lab.grading.reach import (
     WHOLE,
     Name,
@@ -234,7 +235,7 @@ def notebook_roots(solution: nbformat.NotebookNode) -> set[Name]:
         if cell.get("cell_type") != "code" or grading.get("solution"):
             continue
         try:
-            trees.append(ast.parse(cell.source))
+            trees.append(parse(cell.source))
         except SyntaxError:
             continue
     bound = {k: v for tree in trees for k, v in aliases(ast.walk(tree)).items() if v[0].split(".")[0] == "bpe_lab"}

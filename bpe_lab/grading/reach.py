@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bpe_lab.grading.parsing import parse
 from bpe_lab.grading.stubs import package_dir
 
 __all__ = [
@@ -110,7 +111,7 @@ def index(root: Path) -> dict[str, Module]:
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         source = path.read_text(encoding="utf-8")
         try:
-            tree = ast.parse(source, str(path))
+            tree = parse(source, str(path))
         except SyntaxError as err:
             raise ValueError(f"{path}, line {err.lineno}: cannot parse the package: {err.msg}") from None
         module = Module(name, path, tree)

@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from bpe_lab.grading.parsing import parse
+
 __all__ = ["package_dir", "stub_source"]
 
 
@@ -54,7 +56,7 @@ def stub_source(source: str, stubs: dict[str, str], *, own: bool = True) -> str:
     ``own``: the function answers the task (else it is only absent from
     the kernel's package view, ``kernel_package``)."""
     lines = source.splitlines(keepends=True)
-    functions = _functions(ast.parse(source))
+    functions = _functions(parse(source))
     missing = sorted(set(stubs) - set(functions))
     if missing:
         raise ValueError(f"no function {', '.join(missing)} to stub")

@@ -33,6 +33,7 @@ import nbformat
 
 from bpe_lab.grading.answers import ANSWERS, forbidden
 from bpe_lab.grading.guard import canonical
+from bpe_lab.grading.parsing import parse
 from bpe_lab.grading.probe import MAX_REPR
 from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN, released_source, strip_regions
 
@@ -117,7 +118,7 @@ def _function_name(cases: tuple[HiddenCase, ...], defined: set[str]) -> str:
     named: Counter[str] = Counter()
     called: Counter[str] = Counter()
     for case in cases:
-        for node in ast.walk(ast.parse(case.call, mode="eval")):
+        for node in ast.walk(parse(case.call, mode="eval")):
             if isinstance(node, ast.Name) and node.id in defined:
                 named[node.id] += 1
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -134,7 +135,7 @@ def _defined(solution: nbformat.NotebookNode) -> set[str]:
     for cell in solution.cells:
         if cell.cell_type == "code" and nbgrader(cell).get("solution"):
             try:
-                tree = ast.parse(cell.source)
+                tree = parse(cell.source)
             except SyntaxError:
                 continue
             names |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -216,7 +217,7 @@ def _asserts(block: str, body: list[ast.stmt]) -> tuple[HiddenCase, ...]:
 def read_hidden(block: str) -> tuple[float | None, tuple[HiddenCase, ...]]:
     """The points a ``check.HiddenCases`` block scores out of (None for
     ``assert`` lines or no hidden tests), and its cases."""
-    body = ast.parse(block).body
+    body = parse(block).body
     if not body or isinstance(body[0], ast.Assert):
         return None, _asserts(block, body)
     return _scored(block, body)

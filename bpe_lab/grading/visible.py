@@ -52,6 +52,7 @@ import nbformat
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
 from bpe_lab.grading.check.runner import CheckFailed
 from bpe_lab.grading.guard import Delegated
+from bpe_lab.grading.parsing import parse
 from bpe_lab.grading.tasks import Task, nbgrader
 
 __all__ = ["Recorded", "Visible", "literal", "check_line", "record", "verdict", "short_text"]
@@ -152,7 +153,7 @@ _CHECK_LINE = re.compile(r"^\s*check\.check_\w+\(\s*([A-Za-z_]\w*)\b")
 def check_line(visible: str) -> tuple[str, str] | None:
     """The visible region's one ``check.check_X(NAME, ...)`` statement and NAME."""
     try:
-        tree = ast.parse(visible)
+        tree = parse(visible)
     except SyntaxError:
         return None
     for stmt in tree.body:
