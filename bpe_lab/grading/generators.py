@@ -296,13 +296,30 @@ def _texts(rng: random.Random, n: int) -> list[str]:
     return texts
 
 
+def trained_on(text: str, vocab_size: int, specials: list[str]) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """``train_bytelevel`` on ``text`` (written to a temporary file, removed
+    at once): the vocabulary and merges that generated cases are built on."""
+    with tempfile.TemporaryDirectory(prefix="bpe-lab-cases-") as folder:
+        path = Path(folder) / "text.txt"
+        path.write_text(text, encoding="utf-8")
+        return train_bytelevel(path, vocab_size, specials, workers=1, progress=False, on_short="ignore")
+
+
+def tokenizer_of(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str]) -> Tokenizer:
+    """The byte-level tokenizer whose vocabulary is the 256 bytes and ``tail``."""
+    return Tokenizer({**{i: bytes([i]) for i in range(256)}, **tail}, merges, specials)
+
+
+def tokenizer_source(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str]) -> str:
+    """``tokenizer_of``'s tokenizer as the source a hidden call builds it with in the kernel."""
+    entries = "".join(f", {i}: {token!r}" for i, token in tail.items())
+    return f"Tokenizer({{**{{i: bytes([i]) for i in range(256)}}{entries}}}, {merges!r}, {specials!r})"
+
+
 def _tiny_tokenizer(rng: random.Random) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """A byte-level vocabulary of 257 + 12..30 entries trained on random text."""
-    with tempfile.TemporaryDirectory(prefix="bpe-lab-cases-") as folder:
-        path = Path(folder) / "corpus.txt"
-        path.write_text("".join(_texts(rng, 12)), encoding="utf-8")
-        size = 257 + rng.randint(12, 30)
-        return train_bytelevel(path, size, _SPECIALS, workers=1, progress=False, on_short="ignore")
+    text = "".join(_texts(rng, 12))
+    return trained_on(text, 257 + rng.randint(12, 30), _SPECIALS)
 
 
 def _encode_bytelevel(text: str, vocab: dict[int, bytes], merges: list[Any], specials: list[str]) -> list[int]:

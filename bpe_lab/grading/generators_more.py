@@ -32,22 +32,26 @@ What a kernel-side instrument measures (``check.work_growth``, the reads of
 from __future__ import annotations
 
 import random
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import regex
 
-from bpe_lab.bytelevel.tokenizer import Tokenizer
-from bpe_lab.bytelevel.train import train_bytelevel
 from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.train_fast import learn_merges
 from bpe_lab.grading.check.complexity import index_words, merge_in_index
 from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
 from bpe_lab.grading.check.variants import han_cuts
 from bpe_lab.grading.check.wild import digit_pieces, unemitted_tokens, zh_pieces
-from bpe_lab.grading.generators import CASES_PER_TASK, GENERATORS, Args, register
+from bpe_lab.grading.generators import (
+    CASES_PER_TASK,
+    GENERATORS,
+    Args,
+    register,
+    tokenizer_of,
+    tokenizer_source,
+    trained_on,
+)
 
 __all__ = ["GENERATORS", "REGISTERED"]
 
@@ -127,16 +131,9 @@ _SEPS = [" ", " ", "  ", "\n", ", ", "", "\n\n    "]
 _SPECIAL_SETS: list[list[str]] = [[], [EOT], [EOT, "<|pad|>"]]
 
 
-def _trained(text: str, vocab_size: int, specials: list[str]) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    with tempfile.TemporaryDirectory(prefix="bpe-lab-cases-") as folder:
-        path = Path(folder) / "text.txt"
-        path.write_text(text, encoding="utf-8")
-        return train_bytelevel(path, vocab_size, specials, workers=1, progress=False, on_short="ignore")
-
-
 def _train_bytelevel(text: str, vocab_size: int, specials: list[str]) -> Args:
     """What the call sends back: the vocabulary's size and its sorted set of tokens, and the merges."""
-    vocab, merges = _trained(text, vocab_size, specials)
+    vocab, merges = trained_on(text, vocab_size, specials)
     return len(vocab), sorted(set(vocab.values())), merges
 
 
@@ -221,15 +218,12 @@ _A_WORDS = ["a", "aa", "aaa", "aaaa", "ab", "abab", "ba", "low", "lower", "lowes
 
 
 def _never_emitted(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str], text: str) -> Any:
-    vocab = {**{i: bytes([i]) for i in range(256)}, **tail}
-    return unemitted_tokens(Tokenizer(vocab, merges, specials), text)
+    return unemitted_tokens(tokenizer_of(tail, merges, specials), text)
 
 
 def _never_emitted_call(name: str, args: Args) -> str:
     tail, merges, specials, text = args
-    entries = "".join(f", {i}: {token!r}" for i, token in tail.items())
-    vocab = "{**{i: bytes([i]) for i in range(256)}" + entries + "}"
-    return f"{name}(Tokenizer({vocab}, {merges!r}, {specials!r}), {text!r})"
+    return f"{name}({tokenizer_source(tail, merges, specials)}, {text!r})"
 
 
 @register("07_wild_never_emitted", _never_emitted, _never_emitted_call)
@@ -237,7 +231,7 @@ def _never_emitted_inputs(rng: random.Random) -> list[Args]:
     def make() -> Args:
         specials = rng.choice(_SPECIAL_SETS[:2])
         train = " ".join(rng.choice(_A_WORDS + specials) for _ in range(rng.randint(4, 10)))
-        vocab, merges = _trained(train, 256 + len(specials) + rng.randint(2, 8), specials)
+        vocab, merges = trained_on(train, 256 + len(specials) + rng.randint(2, 8), specials)
         text = train if rng.random() < 0.4 else " ".join(rng.choice(_A_WORDS) for _ in range(rng.randint(1, 6)))
         return {i: t for i, t in vocab.items() if i >= 256}, merges, specials, text
 

@@ -20,14 +20,18 @@ only plain data:
 from __future__ import annotations
 
 import random
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from bpe_lab.bytelevel.tokenizer import Tokenizer
-from bpe_lab.bytelevel.train import train_bytelevel
 from bpe_lab.grading.check.production import template_reference
-from bpe_lab.grading.generators import CASES_PER_TASK, GENERATORS, Args, register
+from bpe_lab.grading.generators import (
+    CASES_PER_TASK,
+    GENERATORS,
+    Args,
+    register,
+    tokenizer_of,
+    tokenizer_source,
+    trained_on,
+)
 
 __all__ = ["GENERATORS"]
 
@@ -37,14 +41,12 @@ _SPECIALS: list[list[str]] = [[], [EOT], [EOT, "<|pad|>"]]
 
 
 def _pipeline_ids(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str], text: str) -> Any:
-    return Tokenizer({**{i: bytes([i]) for i in range(256)}, **tail}, merges, specials).encode(text)
+    return tokenizer_of(tail, merges, specials).encode(text)
 
 
 def _pipeline_call(name: str, args: Args) -> str:
     tail, merges, specials, text = args
-    entries = "".join(f", {i}: {token!r}" for i, token in tail.items())
-    vocab = "{**{i: bytes([i]) for i in range(256)}" + entries + "}"
-    return f"{name}(Tokenizer({vocab}, {merges!r}, {specials!r})).encode({text!r}).ids"
+    return f"{name}({tokenizer_source(tail, merges, specials)}).encode({text!r}).ids"
 
 
 @register("09_production_build_pipeline", _pipeline_ids, _pipeline_call)
@@ -53,11 +55,7 @@ def _pipeline_inputs(rng: random.Random) -> list[Args]:
     for _ in range(CASES_PER_TASK):
         specials = rng.choice(_SPECIALS)
         train = "".join(rng.choice(_WORDS + specials) + rng.choice([" ", "", "\n"]) for _ in range(rng.randint(4, 12)))
-        with tempfile.TemporaryDirectory(prefix="bpe-lab-cases-") as folder:
-            path = Path(folder) / "text.txt"
-            path.write_text(train, encoding="utf-8")
-            size = 256 + len(specials) + rng.randint(2, 10)
-            vocab, merges = train_bytelevel(path, size, specials, workers=1, progress=False, on_short="ignore")
+        vocab, merges = trained_on(train, 256 + len(specials) + rng.randint(2, 10), specials)
         text = "".join(rng.choice(_WORDS + specials) for _ in range(rng.randint(1, 6)))
         out.append(({i: t for i, t in vocab.items() if i >= 256}, merges, specials, text))
     return out
