@@ -86,10 +86,12 @@ def exercise_with(name: str, answers: Mapping[str, str]) -> nbformat.NotebookNod
 
 
 def grade_solution_exercise_and(
-    tmp_path_factory: pytest.TempPathFactory, name: str, answers: Mapping[str, str]
+    tmp_path_factory: pytest.TempPathFactory, name: str, delegated: Mapping[str, tuple[str, str]]
 ) -> dict[str, Report]:
-    """The solution and the untouched exercise (from ``shared``), and
-    ``exercise_with(name, answers)`` graded, by those three keys."""
+    """The solution and the untouched exercise (from ``shared``), and the
+    exercise with ``delegated``'s answers (``{grade_id: (source, the function
+    it delegates to)}``) graded, by the keys solution, exercise, delegating."""
+    answers = {gid: source for gid, (source, _) in delegated.items()}
     graded = shared(tmp_path_factory).reports
     folder = tmp_path_factory.mktemp(name)
     delegating = _grade_written(folder, {"delegating": (name, exercise_with(name, answers))})

@@ -272,8 +272,7 @@ DELEGATED = {
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    answers = {gid: source for gid, (source, _) in DELEGATED.items()}
-    return grade_solution_exercise_and(tmp_path_factory, "08_scale", answers)
+    return grade_solution_exercise_and(tmp_path_factory, "08_scale", DELEGATED)
 
 
 def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):

@@ -341,8 +341,7 @@ def test_the_delegating_answers_are_right_but_for_the_delegation():
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    answers = {gid: source for gid, (source, _) in DELEGATED.items()}
-    return grade_solution_exercise_and(tmp_path_factory, "07_wild", answers)
+    return grade_solution_exercise_and(tmp_path_factory, "07_wild", DELEGATED)
 
 
 def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
