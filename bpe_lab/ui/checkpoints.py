@@ -74,6 +74,7 @@ import ipywidgets as widgets
 
 from bpe_lab.ui.css import CHECKPOINT_CSS, CSS, FEEDBACK_COLOURS, style
 from bpe_lab.ui.labels import LANGS, labels
+from bpe_lab.ui.tokens import WHITESPACE_MARKS
 
 __all__ = ["Predict", "Quiz", "Numeric", "normalize", "audit_made", "display_order", "rich", "plain"]
 
@@ -107,7 +108,6 @@ _SIGNIFICANT = {
     for start in (False, True)
     for end in (False, True)
 }
-_MARKS = {" ": "␣", "\n": "↵", "\t": "⇥"}  # as tokens.py draws them
 
 
 def _spaces(
@@ -142,7 +142,9 @@ def rich(text: str) -> str:
     >>> rich("cut `a  b` <here>")
     'cut <code>a<span class="bpe-ws">␣</span><span class="bpe-ws">␣</span>b</code> &lt;here&gt;'
     """
-    return _shown(text, lambda s: f"<code>{s}</code>", escape, lambda c: f'<span class="bpe-ws">{_MARKS[c]}</span>')
+    return _shown(
+        text, lambda s: f"<code>{s}</code>", escape, lambda c: f'<span class="bpe-ws">{WHITESPACE_MARKS[c]}</span>'
+    )
 
 
 def plain(text: str) -> str:
@@ -152,7 +154,7 @@ def plain(text: str) -> str:
     >>> plain("['hello', '  world']")
     "['hello', '␣␣world']"
     """
-    return _shown(text, lambda s: s, lambda s: s, lambda c: _MARKS[c])
+    return _shown(text, lambda s: s, lambda s: s, lambda c: WHITESPACE_MARKS[c])
 
 
 def _rich_lines(text: str) -> str:

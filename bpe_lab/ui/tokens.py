@@ -75,9 +75,13 @@ def _groups(raws: list[bytes]) -> list[tuple[int, int]]:
     return runs
 
 
+#: How white space is drawn wherever it matters (token views, checkpoint options).
+WHITESPACE_MARKS = {" ": "␣", "\n": "↵", "\t": "⇥"}
+
+
 def _visible(text: str) -> str:
     shown = escape(text)
-    for char, mark in ((" ", "␣"), ("\n", "↵"), ("\t", "⇥")):  # make white space visible
+    for char, mark in WHITESPACE_MARKS.items():  # make white space visible
         shown = shown.replace(char, f'<span class="bpe-ws">{mark}</span>')
     return shown
 
