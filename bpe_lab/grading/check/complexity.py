@@ -14,10 +14,14 @@ count update), ``TracedSymbol`` the comparisons of a symbol (a scan).
 ``measure_work`` trains on corpora with more and more words that no merge
 involves: a trainer that works locally pays for them once, when it builds
 its index; a recount pays again in every round.
+
+Last, the check of notebook 04's "your turn", the heap's lazy deletion on
+its own: ``pop_best`` discards out-of-date entries until one is current.
 """
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from typing import Any
@@ -41,6 +45,9 @@ __all__ = [
     "check_build_index",
     "check_merge_indexed",
     "check_train_indexed",
+    "Heap",
+    "popped_best",
+    "check_pop_best",
 ]
 
 
@@ -358,3 +365,102 @@ def _growth_hint(growth: dict[str, float]) -> str:
         "Build the index once, then merge only the words in index[pair] (merge_indexed), "
         "and take the best pair from a heap"
     )
+
+
+# ------------------------------------------------- notebook 04's "your turn": lazy deletion
+
+#: A heapq min-heap of ``(-count, pair)`` entries: the highest count on top.
+Heap = list[tuple[int, Pair]]
+
+
+def popped_best(heap: Heap, counts: Mapping[Pair, int]) -> tuple[Pair | None, Heap]:
+    """The reference for ``pop_best`` on a copy of ``heap``: pop entries until
+    one is current (its count is the pair's count now, and above 0), pop that
+    one too; its pair (None when the heap runs out) and what is left."""
+    heap = list(heap)
+    while heap:
+        negated, pair = heapq.heappop(heap)
+        if -negated == counts.get(pair, 0) > 0:
+            return pair, heap
+    return None, heap
+
+
+def _heap(*entries: tuple[int, Pair]) -> Heap:
+    heap = list(entries)
+    heapq.heapify(heap)
+    return heap
+
+
+def _pop_best_cases(generator: random.Random) -> list[tuple[Heap, dict[Pair, int]]]:
+    """Worked by hand: a current top; the textbook's round 2, where (w, e)
+    was pushed with 8 and merging (e, s) left it 2, so (l, o) 7 is the best;
+    a merged pair (count 0) on top; only out-of-date entries (None); an empty
+    heap; two current pairs tied (heapq pops the smaller pair); then random
+    heaps where each pair was pushed with every count it had."""
+    es, we, lo, ab, bc = ("e", "s"), ("w", "e"), ("l", "o"), ("a", "b"), ("b", "c")
+    fixed: list[tuple[Heap, dict[Pair, int]]] = [
+        (_heap((-9, es), (-7, lo)), {es: 9, lo: 7}),
+        (_heap((-8, we), (-7, lo), (-2, we)), {we: 2, lo: 7}),
+        (_heap((-9, es), (-3, ab)), {ab: 3}),
+        (_heap((-4, ab), (-5, bc)), {ab: 1}),
+        ([], {ab: 1}),
+        (_heap((-3, bc), (-3, ab)), {ab: 3, bc: 3}),
+    ]
+    randoms = []
+    for _ in range(20):
+        counts: dict[Pair, int] = {}
+        entries = []
+        for _ in range(generator.randint(1, 8)):
+            pair, count = (generator.choice("abc"), generator.choice("abc")), generator.randint(1, 9)
+            entries.append((-count, pair))
+            counts[pair] = count
+        for pair in list(counts):
+            if generator.random() < 0.3:
+                del counts[pair]  # merged: its entries are all out of date
+        randoms.append((_heap(*entries), counts))
+    return fixed + randoms
+
+
+def check_pop_best(fn: Callable[[Heap, dict[Pair, int]], Pair | None]) -> None:
+    """``fn(heap, counts) -> pair or None``: pop the out-of-date entries off
+    ``heap`` (a heapq list of ``(-count, pair)``), then the first current
+    one, and return its pair; None when the heap runs out. The heap is
+    checked afterwards too: what was discarded must be gone."""
+    cases = _pop_best_cases(rng())
+    for heap, counts in cases:
+        shown = f"pop_best({heap!r}, {short(counts, 100)})"
+        expected, left = popped_best(heap, counts)
+        mine = list(heap)
+        got = call(fn, "pop_best", mine, dict(counts))
+        if got != expected or sorted(mine) != sorted(left):
+            fail(shown, _pop_best_message(expected, left, got, mine, heap, counts))
+    passed("pop_best", len(cases))
+
+
+def _pop_best_message(
+    expected: Pair | None, left: Heap, got: object, mine: Heap, heap: Heap, counts: Mapping[Pair, int]
+) -> str:
+    if got == expected:
+        return (
+            f"the pair is right, but the heap is left as {short(sorted(mine))}, expected {sorted(left)}: "
+            "heapq.heappop every entry you look at, the out-of-date ones and the one you return"
+        )
+    said = f"expected {expected}, got {short(got)}"
+    if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], int):
+        return said + ": return the pair, not the heap entry (-count, pair)"
+    if not heap:
+        return said + ": the heap is empty: return None"
+    top_count, top = -heap[0][0], heap[0][1]
+    if got == top and top_count != counts.get(top, 0):
+        now = counts.get(top, 0)
+        return (
+            said + f": the top entry says {top} has {top_count}, but its count is now {now}: the entry is out of "
+            "date, so discard it and look at the next"
+        )
+    if got is not None and got not in counts:
+        return said + f": {got} is no longer in counts (merged): its entries are out of date"
+    if isinstance(got, tuple) and not any(-n == counts.get(p, 0) for n, p in heap if p == got):
+        return said + ": an entry is current only when its count equals counts[pair]"
+    if expected is None:
+        return said + ": every entry is out of date, so the heap runs out: return None"
+    return said + ": take entries from the top (heapq.heappop), the highest count first"

@@ -3,7 +3,8 @@
 What this adds to ``runner``: the cases where Gage's mistakes show (runs
 such as ``b"aaaa"`` where overlapping counts differ, ties, nested codes),
 the reference (``bpe_lab.variants.compression``) and the hints that name
-each mistake.
+each mistake. Last, the check of notebook 01's "your turn", one step of a
+round: ``replace_pair``, every occurrence of one pair replaced by its code.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from bpe_lab.grading.check.runner import compare, rng, run_cases, short
 from bpe_lab.variants.compression import Compressed, compress, decompress
 
 __all__ = ["check_most_frequent_pair", "check_compress", "check_decompress", "first_round", "compress_cases"]
+__all__ += ["replaced", "check_replace_pair"]
 
 PairCount = tuple[tuple[int, int], int]
 Table = dict[int, tuple[int, int]]
@@ -131,3 +133,75 @@ def _decompress_verdict(got: object, packed: bytes, table: Table) -> str | None:
             "(walk the table in reverse)"
         )
     return f"expected {expected!r}, got {short(bytes(got))}{hint}"
+
+
+# ------------------------------------------------------------ notebook 01's "your turn": one replacement
+
+
+def replaced(data: bytes, pair: tuple[int, int], code: int) -> bytes:
+    """The reference for ``replace_pair``: every non-overlapping occurrence of
+    ``pair``, left to right, replaced by the byte ``code``, as a round of
+    ``compress`` rewrites the data (``bytes.replace`` scans that way)."""
+    return bytes(data).replace(bytes(pair), bytes([code]))
+
+
+#: Worked by hand: notebook 01's round 1; overlapping runs (``aaa`` is code
+#: then ``a``, ``aaaa`` two codes); a pair that is not there; codes in codes.
+REPLACE_CASES: list[tuple[bytes, tuple[int, int], int]] = [
+    (b"ababcababcab", (97, 98), 0),
+    (b"aaa", (97, 97), 0),
+    (b"aaaa", (97, 97), 1),
+    (b"abcabc", (99, 97), 2),
+    (b"abc", (120, 121), 0),
+    (b"\x00\x00c\x00\x00c\x00", (0, 0), 1),
+]
+
+
+def _replace_cases(generator: random.Random) -> list[tuple[bytes, tuple[int, int], int]]:
+    randoms = []
+    for _ in range(20):
+        data = bytes(generator.choice(b"ab") for _ in range(generator.randint(2, 12)))
+        randoms.append((data, (generator.choice(b"ab"), generator.choice(b"ab")), generator.randrange(4)))
+    return REPLACE_CASES + randoms
+
+
+def check_replace_pair(fn: Callable[[bytes, tuple[int, int], int], bytes]) -> None:
+    """``fn(data, pair, code) -> bytes``: one round's rewrite, every
+    non-overlapping occurrence of ``pair`` (left to right) replaced by ``code``."""
+    run_cases("replace_pair", fn, _replace_cases(rng()), compare(replaced, _replace_hint, expected_shown=repr))
+
+
+def _no_skip(data: bytes, pair: tuple[int, int], code: int) -> bytes:
+    """The classic mistake: a code where the pair starts, then the scan goes
+    on at the pair's second byte instead of after it."""
+    out, i = bytearray(), 0
+    while i < len(data):
+        if tuple(data[i : i + 2]) == pair:
+            out.append(code)
+        else:
+            out.append(data[i])
+        i += 1
+    return bytes(out)
+
+
+def _from_the_right(data: bytes, pair: tuple[int, int], code: int) -> bytes:
+    return replaced(data[::-1], (pair[1], pair[0]), code)[::-1]
+
+
+def _replace_hint(expected: bytes, got: object, data: bytes, pair: tuple[int, int], code: int) -> str:
+    if isinstance(got, (list, bytearray)) and bytes(got) == expected:
+        return ": return bytes (bytes(...) turns a list of byte values into bytes)"
+    if not isinstance(got, bytes):
+        return ": return bytes, the data after the replacement"
+    if got == _from_the_right(data, pair, code):
+        return f": scan from the left: in {data!r} the first {bytes(pair)!r} starts at the left end"
+    if got == _no_skip(data, pair, code):
+        return (
+            ": after a replacement, go on after both bytes of the pair: occurrences never overlap, "
+            "so b'aaa' becomes the code then b'a'"
+        )
+    if got == bytes(data).replace(bytes(pair), bytes([code]), 1):
+        return ": replace every occurrence, not only the first"
+    if got == data:
+        return ": nothing was replaced"
+    return ""

@@ -4,7 +4,9 @@ What this adds to ``runner``: corpora where the training mistakes show
 (unweighted counts, overlapping runs such as ``aaaa``, lexicographic ties,
 a missing ``</w>``), the references in ``bpe_lab.core.train``, hints that
 read the learner's merge list round by round, and ``find_first_mistake``,
-the reference for the "find the mistake in a published trace" task.
+the reference for the "find the mistake in a published trace" task. Last,
+the check of notebook 02's "your turn", one count of the counting step:
+``pair_count``, the weighted count of one pair.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = [
     "check_merge_pair",
     "check_train",
     "check_first_mistake",
+    "check_pair_count",
 ]
 
 PublishedTrace = list[tuple[Pair, int]]
@@ -297,3 +300,52 @@ def _mistake_hint(expected: object, got: object, word_freq: Mapping[str, int], t
     if got[1] == mistake.published_pair and mistake.published_pair != mistake.expected_pair:
         return ": return the pair that should have been merged, not the published one"
     return ": compare pair and count in every round, and stop at the first difference"
+
+
+# ------------------------------------------------- notebook 02's "your turn": one pair's count
+
+
+def _pair_count_cases(generator: random.Random) -> list[tuple[Corpus, Pair]]:
+    """Worked by hand on the textbook corpus (``(e, s)`` 6 + 3 = 9, ``(w, e)``
+    2 + 6 = 8, ``(l, o)`` 5 + 2 = 7, ``(o, l)`` 0), then ``a a a a`` (3
+    overlapping occurrences), a pair inside one symbol (0) and random corpora."""
+    textbook = split(TEXTBOOK_CORPUS)
+    fixed: list[tuple[Corpus, Pair]] = [(textbook, p) for p in [("e", "s"), ("w", "e"), ("l", "o"), ("o", "l")]]
+    fixed += [({("a", "a", "a", "a"): 1, ("b", "a"): 2}, ("a", "a")), ({("x", "ab", "c"): 4}, ("b", "c"))]
+    fixed += [({("x", "ab", "c"): 4, ("ab", "c"): 1}, ("ab", "c"))]
+    randoms = []
+    for _ in range(15):
+        corpus = split(random_word_freq(generator, "abc"))
+        randoms.append((corpus, (generator.choice("abc"), generator.choice("abc"))))
+    return fixed + randoms
+
+
+def check_pair_count(fn: Callable[[Corpus, Pair], int]) -> None:
+    """``fn(corpus, pair) -> int``: how often ``pair`` occurs as two adjacent
+    symbols, each occurrence weighted by its word's frequency."""
+    run_cases(
+        "pair_count",
+        fn,
+        _pair_count_cases(rng()),
+        compare(lambda corpus, pair: count_pairs(corpus).get(pair, 0), _pair_count_hint),
+        shown=lambda corpus, pair: f"{short(corpus, 80)}, {pair!r}",
+    )
+
+
+def _pair_count_hint(expected: int, got: object, corpus: Corpus, pair: Pair) -> str:
+    if not isinstance(got, int):
+        return ": return the count, an int"
+    occurrences = {symbols: sum(p == pair for p in zip(symbols, symbols[1:])) for symbols in corpus}
+    if got == sum(occurrences.values()) != expected:
+        return ": weight each occurrence by its word's frequency (low appears 5 times, so its (l, o) adds 5)"
+    if got == sum(freq for symbols, freq in corpus.items() if occurrences[symbols]) != expected:
+        return ": count every occurrence in a word, overlapping ones too: ('a', 'a', 'a', 'a') holds ('a', 'a') 3 times"
+    in_text = {symbols: "".join(symbols).count(pair[0] + pair[1]) for symbols in corpus}
+    if got == sum(n * corpus[symbols] for symbols, n in in_text.items()) != expected:
+        if any(in_text[symbols] > occurrences[symbols] for symbols in corpus):
+            return (
+                ": count pairs of whole adjacent symbols, not letters in the joined word: "
+                "('x', 'ab', 'c') holds ('ab', 'c') but not ('b', 'c')"
+            )
+        return ": str.count skips overlapping occurrences, but ('a', 'a', 'a', 'a') holds ('a', 'a') 3 times"
+    return ""

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from bpe_lab.core.corpora import python_docs
-from bpe_lab.core.patterns import CL100K_PATTERN, SEED_ZH_PATTERN
+from bpe_lab.core.patterns import CL100K_PATTERN, SEED_ZH_PATTERN, pretokenize_with
 from bpe_lab.core.pretokenize import GPT2_PATTERN
 from bpe_lab.grading.check.runner import compare, rng, run_cases, short
 from bpe_lab.grading.check.variants import SEED_RANGE, han_words_learned
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DIGITS_PATTERN", "digit_pieces", "check_pretokenize_digits", "ZH_PATTERN", "zh_pieces"]
 __all__ += ["check_pretokenize_zh", "unemitted_tokens", "check_never_emitted"]
+__all__ += ["number_groups", "check_split_number"]
 
 Pretokenizer = Callable[[str], list[str]]
 
@@ -392,3 +393,42 @@ def check_never_emitted(fn: Callable[[Tokenizer, str], set[bytes]]) -> None:
         f"  a tokenizer of {len(docs)} ids trained on python_docs('train') never emits {len(found)} of its "
         f"{len(docs.merges)} merged tokens there, the shortest: {shortest}"
     )
+
+
+# ------------------------------------------------- notebook 07's "your turn": cl100k's groups of digits
+
+
+def number_groups(number: str) -> list[str]:
+    """The reference for ``split_number``: how cl100k's pattern cuts a run of
+    digits (``\\p{N}{1,3}``, so groups of three from the left)."""
+    return pretokenize_with(number, "cl100k")
+
+
+#: Worked by hand: '2024' -> '202', '4'; '80235' -> '802', '35' (notebook
+#: 07's sum); seven digits -> 3, 3, 1; three or fewer stay whole; ``\p{N}``
+#: digits of another script count as digits too.
+NUMBER_CASES = ["2024", "80235", "1234567", "123", "42", "7", "1000000", "١٢٣٤٥"]
+
+
+def check_split_number(fn: Callable[[str], list[str]]) -> None:
+    """``fn(number) -> pieces``: a run of digits cut as cl100k cuts it, into
+    groups of three from the left, the last group one to three digits."""
+    generator = rng()
+    randoms = ["".join(generator.choice("0123456789") for _ in range(generator.randint(1, 14))) for _ in range(20)]
+    cases = [(number,) for number in NUMBER_CASES + randoms]
+    run_cases("split_number", fn, cases, compare(number_groups, _split_number_hint, expected_shown=repr))
+
+
+def _split_number_hint(expected: list[str], got: object, number: str) -> str:
+    if not (isinstance(got, list) and all(isinstance(p, str) for p in got)):
+        return ": return a list of strings, the groups"
+    if "".join(got) != number:
+        return ": the groups must join back to the number, every digit in order"
+    if got == [number] and len(number) > 3:
+        return ": that is GPT-2's rule (the whole run, \\p{N}+); cl100k cuts it into groups of at most three"
+    head = len(number) % 3
+    if got == ([number[:head]] if head else []) + [number[i : i + 3] for i in range(head, len(number), 3)]:
+        return ": group from the left: the first group has three digits and the last what is left (2024 -> 202, 4)"
+    if any(len(p) > 3 for p in got):
+        return ": a group has at most three digits"
+    return ": take three digits at a time from the left; only the last group may be shorter"
