@@ -136,6 +136,17 @@ def lab_command(port: int, token: str, notebooks: Path) -> list[str]:
     return command
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: on Linux, be sent SIGTERM if the process
+    that started us dies, even by SIGKILL (the server then stops its kernels)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _request(url: str, token: str, method: str = "GET") -> int:
     request = urllib.request.Request(url, method=method, headers={"Authorization": f"token {token}"})
     with urllib.request.urlopen(request, timeout=5) as response:
@@ -208,6 +219,7 @@ def running_lab(tmp: Path, notebooks: Path, *, ipython_startup: str = "", nice: 
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
     lab = Lab(proc, f"http://127.0.0.1:{port}", token, log)
     try:
