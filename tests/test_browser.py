@@ -104,26 +104,43 @@ def _write_notebook(path: Path, cells: list[str]) -> None:
     nbformat.write(nb, path)
 
 
-def _write_saved_zh(path: Path) -> None:
-    """A notebook whose outputs were saved as a run would save them (the
-    widget's mime bundle, built here in-process), in Chinese: opened, it is
-    untrusted and its widgets have no live model."""
-    import nbformat
+class _Bytes:
+    """A tokenizer whose tokens are single bytes (a Chinese character is
+    three partial tokens, drawn as a group)."""
 
+    vocab = {i: bytes([i]) for i in range(256)}
+
+    def encode(self, text: str) -> list[int]:
+        return list(text.encode("utf-8"))
+
+
+def _saved_zh_outputs() -> list[dict]:
+    """The mime bundles a run would save (built here in-process), in
+    Chinese: every kind of view the course draws."""
     from bpe_lab.core.corpora import TEXTBOOK_CORPUS
-    from bpe_lab.ui.widgets import CompressionStepper, MergeStepper
+    from bpe_lab.core.train import train_trace
+    from bpe_lab.ui.widgets import CompressionStepper, EncodeStepper, MergeStepper, show_tokens
 
+    merges = train_trace(TEXTBOOK_CORPUS, 7).merges
     shown = [
         MergeStepper(TEXTBOOK_CORPUS, num_merges=5, lang="zh"),
         CompressionStepper("ababcababcab", lang="zh"),
         Quiz("第 1 轮合并哪个符号对？", {"(e, s)": "先出现", "(l, o)": "只有 7 次"}, answer="(e, s)", lang="zh"),
+        EncodeStepper("nest", merges, lang="zh"),
     ]
+    bundles = [thing._repr_mimebundle_() for thing in shown]
+    return [*bundles, {"text/html": show_tokens("低 low  er", _Bytes(), lang="zh").data}]
+
+
+def _write_saved_zh(path: Path) -> None:
+    """A notebook whose outputs were saved as a run would save them:
+    opened, it is untrusted and its widgets have no live model."""
+    import nbformat
+
     nb = nbformat.v4.new_notebook()
-    for number, thing in enumerate(shown, 1):
+    for number, bundle in enumerate(_saved_zh_outputs(), 1):
         cell = nbformat.v4.new_code_cell("# saved output", execution_count=number)
-        cell.outputs = [
-            nbformat.v4.new_output("execute_result", data=thing._repr_mimebundle_(), execution_count=number)
-        ]
+        cell.outputs = [nbformat.v4.new_output("execute_result", data=bundle, execution_count=number)]
         nb.cells.append(cell)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nbformat.write(nb, path)
@@ -193,6 +210,30 @@ def test_saved_chinese_outputs_read_right_untrusted(lab_page):
     checkpoint.locator("summary").click()  # <details> opens without a kernel
     assert "答案：(e, s)。" in checkpoint.inner_text()
     _shot(page, "untrusted_saved_zh.png")
+
+
+def _properties(style: str) -> list[str]:
+    return [part.split(":")[0].strip() for part in style.split(";") if part.strip()]
+
+
+def test_every_inline_style_survives_the_sanitizer(lab_page):
+    """Untrusted, JupyterLab's sanitizer drops the <style> sheet and every
+    inline declaration whose value it does not accept (an ``hsla()``
+    colour, say), without a word: the views must write only what it keeps,
+    since their layout and colours rest on the inline styles then."""
+    panel = lab_page.open("saved_zh.ipynb", kernel=False)
+    panel.locator(".bpe-tokens .bpe-token").first.wait_for(state="attached")
+    written = [
+        style
+        for bundle in _saved_zh_outputs()
+        for style in re.findall(r'style="([^"]*)"', bundle["text/html"].split("</style>")[-1])
+    ]
+    kept = panel.locator(".jp-OutputArea-output [style]").evaluate_all("es => es.map(e => e.getAttribute('style'))")
+    assert len(kept) == len(written)
+    dropped = [(w, k) for w, k in zip(written, kept) if _properties(w) != _properties(k)]
+    assert not dropped, "the sanitizer dropped declarations:\n" + "\n".join(f"{w}\n  => {k}" for w, k in dropped[:5])
+    background = panel.locator(".bpe-token").first.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert background == "rgba(240, 66, 66, 0.32)", background
 
 
 # ---------------------------------------------------------------- the live notebook, run once
