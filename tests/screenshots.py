@@ -48,15 +48,20 @@ MODES = ("saved", "run")
 #: Run in every kernel of the zh pass, before its first cell.
 ZH_STARTUP = "import bpe_lab.ui.labels as _labels\n_labels.LABELS['en'] = _labels.ZH\ndel _labels\n"
 
-# Outputs a learner would notice: tracebacks and warnings (stderr), each
-# with its cell's number and its first line.
+# Outputs a learner would notice, each with its cell's number: tracebacks
+# and warnings (stderr; their last line), and outputs or panels wider than
+# their box (they scroll sideways).
 PROBLEMS_JS = """() => {
   const panel = window.jupyterapp.shell.currentWidget;
   const cells = [...panel.node.querySelectorAll('.jp-Notebook .jp-Cell')];
   const found = [];
   cells.forEach((cell, i) => cell.querySelectorAll(
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').forEach(
-      out => found.push(`cell ${i}: ${out.innerText.trim().split('\\n').slice(-1)[0].slice(0, 160)}`)));
+      out => found.push(`stderr in cell ${i}: ${out.innerText.trim().split('\\n').slice(-1)[0].slice(0, 160)}`)));
+  cells.forEach((cell, i) => cell.querySelectorAll('.jp-OutputArea-output, .bpe-panel').forEach(out => {
+    if (out.scrollWidth > out.clientWidth + 1)
+      found.push(`too wide in cell ${i}: ${out.className.split(' ')[0]} ${out.scrollWidth} px in ${out.clientWidth}`);
+  }));
   return found;
 }"""
 
@@ -139,7 +144,7 @@ def _notebook_pass(
         lab_page.theme(theme)
         notes.append(f"run-{lang}-{theme}: {_scroll_shots(lab_page, folder, f'run-{lang}-{theme}')}")
     _close_current(lab_page)
-    listed = "".join(f"\n  stderr in {problem}" for problem in problems)
+    listed = "".join(f"\n  {problem}" for problem in problems)
     return f"{name}: {', '.join(notes)}{listed}"
 
 
