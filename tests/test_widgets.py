@@ -348,6 +348,20 @@ def test_encode_stepper_replays_by_rank():
     assert one(stepper.html, "bpe-counter")["text"] == "Step 5 of 5"
 
 
+@pytest.mark.parametrize(
+    "lang, badge, mark",
+    [
+        ("en", "lowest rank, merged next: e s", "★ lowest rank, merged next"),
+        ("zh", "序号最小，下一个合并：e s", "★ 序号最小，下一个合并"),
+    ],
+)
+def test_encode_stepper_says_which_pair_merges_next_once(lang, badge, mark):
+    """The badge read "lowest rank: merge: e s", two colons in a row."""
+    html = EncodeStepper("lowest", MERGES, lang=lang).html
+    assert " ".join(one(html, "bpe-next")["text"].split()) == badge
+    assert [cell["text"] for cell in within(one(html, "bpe-winner"), "bpe-mark")] == [mark]
+
+
 def test_encode_stepper_shows_ranks_and_no_rule():
     html = EncodeStepper("lowest", MERGES).html
     ranks = {pair_of(r): r["data-rank"] for r in _all_rank_rows(html)}
