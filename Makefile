@@ -53,3 +53,11 @@ $(STAMP): pyproject.toml
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+# Screenshots of every notebook as a learner sees it (saved and after Run All,
+# light and dark theme, English and Chinese) in screenshots/, which git
+# ignores: for a person to look at. Heavy (it runs every notebook twice), so
+# it runs niced; SCREENSHOTS_ARGS="--only 02,05 --lang en" narrows it.
+.PHONY: screenshots
+screenshots: $(STAMP) browser
+	nice -n 10 $(BIN)/python tests/screenshots.py screenshots $(SCREENSHOTS_ARGS)

@@ -12,6 +12,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
@@ -94,6 +96,39 @@ def test_timing_curves_fit_slopes():
     fitted = ax.lines[1]  # the dashed power law through the quadratic points
     assert fitted.get_linestyle() == "--"
     assert list(fitted.get_ydata()) == pytest.approx([3e-7 * n**2 for n in sizes])
+
+
+def _shown_ticks(axis) -> list[str]:
+    """The tick labels a reader sees on ``axis`` (inside the view, not empty)."""
+    low, high = sorted(axis.get_view_interval())
+    locs = [*axis.get_majorticklocs(), *axis.get_minorticklocs()]
+    labels = [*axis.get_ticklabels(), *axis.get_ticklabels(minor=True)]
+    return [label.get_text() for loc, label in zip(locs, labels) if label.get_text() and low <= loc <= high]
+
+
+def test_timing_curves_label_ticks_with_plain_numbers():
+    """Timings that span less than a decade get labels on the minor ticks,
+    which matplotlib writes as 2 × 10⁻¹; here they read 0.2, and sizes 2,000."""
+    fig = plots.timing_curves({"fast": ([250, 500, 1000, 2000, 4000], [0.11, 0.1, 0.3, 0.5, 0.65])})
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert sorted(_shown_ticks(ax.yaxis), key=float) == ["0.1", "0.2", "0.3", "0.4", "0.6"]
+    assert sorted(_shown_ticks(ax.xaxis), key=lambda t: float(t.replace(",", ""))) == [
+        "300",
+        "400",
+        "600",
+        "1,000",
+        "2,000",
+        "3,000",
+        "4,000",
+    ]
+
+
+@given(st.floats(min_value=1e-9, max_value=1e12))
+def test_plain_number_reads_back_as_the_value(value):
+    shown = plots.plain_number(value)
+    assert "e" not in shown and "×" not in shown
+    assert float(shown.replace(",", "")) == pytest.approx(value, rel=1e-11, abs=1e-12)
 
 
 @pytest.mark.parametrize("sizes, seconds", [([1], [1]), ([1, 2], [0, 1]), ([1, 2, 3], [1, 2])])

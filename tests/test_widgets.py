@@ -15,13 +15,15 @@ import warnings
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bpe_lab.core.encode import encode_word, longest_match
 from bpe_lab.core.train import train_trace
 from bpe_lab.ui.blocks import pair_starts
 from bpe_lab.ui.labels import LABELS, label, labels
 from bpe_lab.ui.steps import encode_steps
-from bpe_lab.ui.tokens import tokens_html
+from bpe_lab.ui.tokens import token_colour, tokens_html
 from bpe_lab.ui.views import compression_round_html, encode_step_html, merge_round_html
 from bpe_lab.ui.widgets import CompressionStepper, EncodeStepper, MergeStepper, show_tokens
 from bpe_lab.variants.compression import decompress
@@ -346,6 +348,20 @@ def test_encode_stepper_replays_by_rank():
     assert one(stepper.html, "bpe-counter")["text"] == "Step 5 of 5"
 
 
+@pytest.mark.parametrize(
+    "lang, badge, mark",
+    [
+        ("en", "lowest rank, merged next: e s", "★ lowest rank, merged next"),
+        ("zh", "序号最小，下一个合并：e s", "★ 序号最小，下一个合并"),
+    ],
+)
+def test_encode_stepper_says_which_pair_merges_next_once(lang, badge, mark):
+    """The badge read "lowest rank: merge: e s", two colons in a row."""
+    html = EncodeStepper("lowest", MERGES, lang=lang).html
+    assert " ".join(one(html, "bpe-next")["text"].split()) == badge
+    assert [cell["text"] for cell in within(one(html, "bpe-winner"), "bpe-mark")] == [mark]
+
+
 def test_encode_stepper_shows_ranks_and_no_rule():
     html = EncodeStepper("lowest", MERGES).html
     ranks = {pair_of(r): r["data-rank"] for r in _all_rank_rows(html)}
@@ -482,8 +498,29 @@ def test_show_tokens_renders_ids_bytes_and_summary():
     assert one(html, "bpe-badge")["text"] == f"{len(ids)} tokens · {len(text)} characters · 15 bytes"
     partial = [e["text"] for e in find(html, "bpe-partial")]
     assert partial == ["\\xe4\\xbd", "\\xa0"]  # a Chinese character split across two tokens
-    colours = re.findall(r"hsla\((\d+),", html)
+    colours = re.findall(r'class="bpe-token" [^>]*background: (rgba\([^)]*\))', html)
+    assert colours == [token_colour(i) for i in range(len(ids))]
     assert all(a != b for a, b in zip(colours, colours[1:]))
+
+
+def _css_hsl(hue: float, saturation: float, lightness: float) -> tuple[int, int, int]:
+    """CSS Color 4's hsl() to rgb(), as its specification writes it."""
+    a = saturation * min(lightness, 1 - lightness)
+
+    def f(n: int) -> int:
+        k = (n + hue / 30) % 12
+        return round(255 * (lightness - a * max(-1, min(k - 3, 9 - k, 1))))
+
+    return f(0), f(8), f(4)
+
+
+@given(st.integers(min_value=0, max_value=10_000))
+def test_token_colours_are_the_hues_in_a_form_the_sanitizer_keeps(index):
+    """Each token's colour is hsl(golden-angle hue, 85%, 60%) at alpha .32,
+    written as rgba(): JupyterLab's sanitizer drops hsla() from an
+    untrusted notebook's saved outputs (tests/test_browser.py sees it)."""
+    red, green, blue = _css_hsl(round(index * 137.508) % 360, 0.85, 0.60)
+    assert token_colour(index) == f"rgba({red}, {green}, {blue}, .32)"
 
 
 def test_tokens_html_options_and_errors():

@@ -41,7 +41,7 @@ from typing import ParamSpec, TypeVar
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib import font_manager
+from matplotlib import font_manager, ticker
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -61,6 +61,7 @@ __all__ = [
     "compression_ratios",
     "compression_ratio",
     "fit_slope",
+    "plain_number",
     "timing_curves",
     "premium_ratios",
     "tokenization_premium",
@@ -302,11 +303,40 @@ def fit_slope(sizes: Sequence[float], seconds: Sequence[float]) -> float:
     return float(slope)
 
 
+def plain_number(value: float) -> str:
+    """A tick value as a learner reads it: ``0.3``, ``2,000``, ``0.0005``;
+    never ``3 × 10⁻¹``.
+
+    >>> [plain_number(v) for v in (0.3, 2000, 5e-4, 1e-7, 1e7)]
+    ['0.3', '2,000', '0.0005', '0.0000001', '10,000,000']
+    """
+    if value >= 1 and float(value).is_integer():
+        return f"{value:,.0f}"
+    return np.format_float_positional(value, precision=12, trim="-")
+
+
+class _PlainLogFormatter(ticker.LogFormatter):
+    """matplotlib's choice of which log ticks get a label, written with
+    ``plain_number``. On an axis that spans less than a decade (timings
+    often do) only the minor ticks 2, 3, 4, 6 carry labels, and the default
+    writes each as ``3 × 10⁻¹``."""
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return plain_number(x) if super().__call__(x, pos) else ""
+
+
+def _plain_log_ticks(ax: Axes) -> None:
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(_PlainLogFormatter(labelOnlyBase=False))
+        axis.set_minor_formatter(_PlainLogFormatter(labelOnlyBase=False, minor_thresholds=(1, 0.4)))
+
+
 @_fonts
 def timing_curves(timings: Mapping[str, tuple[Sequence[float], Sequence[float]]], *, ax: Axes | None = None) -> Figure:
     """Measured times on log-log axes, one series per name, each with its
     fitted power law dashed and its slope in the legend: on log-log axes
-    O(n) is a line of slope 1 and O(n²) a line of slope 2."""
+    O(n) is a line of slope 1 and O(n²) a line of slope 2. Tick labels
+    are plain numbers (``plain_number``)."""
     ax = _axes(ax)
     for name, (sizes, seconds) in timings.items():
         slope = fit_slope(sizes, seconds)
@@ -317,6 +347,7 @@ def timing_curves(timings: Mapping[str, tuple[Sequence[float], Sequence[float]]]
     ax.set_xlabel("input size")
     ax.set_ylabel("seconds")
     ax.set_title("Measured scaling (log-log)")
+    _plain_log_ticks(ax)
     ax.legend(frameon=False)
     ax.grid(alpha=0.3, which="both")
     return _figure(ax)

@@ -24,6 +24,7 @@ real spaces, and tokens are separated by a space, so the bare text reads
 
 from __future__ import annotations
 
+import colorsys
 from collections.abc import Mapping
 from html import escape
 from typing import Protocol
@@ -31,7 +32,7 @@ from typing import Protocol
 from bpe_lab.ui.css import CSS, style
 from bpe_lab.ui.labels import labels
 
-__all__ = ["TokenizerLike", "tokens_html"]
+__all__ = ["TokenizerLike", "tokens_html", "token_colour"]
 
 
 class TokenizerLike(Protocol):
@@ -101,8 +102,22 @@ def _group_span(spans: list[str], raw: bytes) -> str:
     )
 
 
+def token_colour(index: int) -> str:
+    """The background of the ``index``-th token: hues a golden angle apart
+    (neighbours never share a colour), written as ``rgba()``. Not
+    ``hsla()``: JupyterLab's sanitizer, which cleans the saved outputs of an
+    untrusted notebook, accepts only hex, ``rgb()``, ``rgba()`` and named
+    colours, and drops any other colour without a word.
+
+    >>> token_colour(0), token_colour(1)
+    ('rgba(240, 66, 66, .32)', 'rgba(66, 240, 118, .32)')
+    """
+    hue = round(index * 137.508) % 360
+    red, green, blue = (round(255 * c) for c in colorsys.hls_to_rgb(hue / 360, 0.60, 0.85))
+    return f"rgba({red}, {green}, {blue}, .32)"
+
+
 def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, names: Mapping[str, str]) -> str:
-    hue = round(index * 137.508) % 360  # golden angle: neighbours never share a colour
     text, partial = _token_text(raw)
     shown = _visible(text)
     hexes = " ".join(f"{b:02x}" for b in raw)
@@ -110,7 +125,7 @@ def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, names: 
     byte_line = f' <sub class="bpe-token-bytes"{small}>{hexes}</sub>' if show_bytes else ""
     attrs = f'data-id="{token_id}" data-bytes="{hexes}" title="{names["token_id"]} {token_id} · {hexes}"'
     text_cls = "bpe-token-text bpe-partial" if partial else "bpe-token-text"
-    token_style = INLINE_TOKEN.format(hue=hue)
+    token_style = INLINE_TOKEN.format(colour=token_colour(index))
     return (
         f'<span class="bpe-token" {attrs} style="{token_style}">'
         f'<span class="{text_cls}"{style("token_text")}>{shown}</span> '
@@ -119,7 +134,7 @@ def _token_span(index: int, token_id: int, raw: bytes, show_bytes: bool, names: 
 
 
 #: A token's inline style: the shared layout plus its own background colour.
-INLINE_TOKEN = style("token").removeprefix(' style="').removesuffix('"') + "; background: hsla({hue}, 85%, 60%, .32)"
+INLINE_TOKEN = style("token").removeprefix(' style="').removesuffix('"') + "; background: {colour}"
 
 
 def tokens_html(text: str, tokenizer: TokenizerLike, *, lang: str = "en", show_bytes: bool = True) -> str:
