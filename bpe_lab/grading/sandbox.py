@@ -48,9 +48,11 @@ from typing import Any
 
 import nbformat
 
+from bpe_lab.grading import wire
 from bpe_lab.grading.budget import Budget, remove_new, watch
 from bpe_lab.grading.jail import Confinement
 from bpe_lab.grading.reaper import MARK, new_token, reap
+from bpe_lab.grading.relay import Relay
 from bpe_lab.grading.wire import MAX_MESSAGE, manager_class
 
 __all__ = [
@@ -204,6 +206,7 @@ class _Kernel:
         self.workdir, self.limits, self.confinement = workdir, limits, confinement
         self.token = new_token()
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
+        self.relay: Relay | None = None  # between the kernel and the grader's sockets (relay)
         self.watcher: asyncio.Task[None] | None = None
         self.over_budget = ""  # why the watcher stopped the kernel
         self.received = 0  # bytes read from the kernels stopped so far
@@ -222,6 +225,8 @@ class _Kernel:
             connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),
             **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
         )
+        self.relay = Relay()
+        self.client.km.relay = self.relay.front  # the grader's sockets connect to the relay, never to the kernel
         self.over_budget = ""
         await self.client.async_start_new_kernel(
             cwd=str(self.workdir),
@@ -229,6 +234,7 @@ class _Kernel:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        self.relay.start(self.client.km.get_connection_info(), wire.MAX_MESSAGE, {MARK: self.token})
         root = getattr(self.client.km.provisioner, "pid", None)
         if root is not None:
             self.watcher = asyncio.create_task(
@@ -248,7 +254,9 @@ class _Kernel:
 
     def _too_much_received(self) -> str:
         """Why the grader will read no more of this submission's messages ("": it will)."""
-        received = self.received + sum(session.received for session in self._sessions())
+        if self.relay is not None and (full := self.relay.why_stopped()):
+            return full
+        received = self.received + self._received_now()
         if received > self.limits.received_mb << 20:
             return (
                 f"it sent the grader {received >> 20} MB of messages, "
@@ -256,16 +264,26 @@ class _Kernel:
             )
         return ""
 
+    def _received_now(self) -> int:
+        """Bytes the running kernel sent: all of them pass the relay (the
+        grader's sessions see only what it forwards)."""
+        if self.relay is not None and self.relay.process is not None:
+            return self.relay.received
+        return sum(session.received for session in self._sessions())
+
     async def stop(self) -> None:
         if self.watcher is not None:
             self.watcher.cancel()
             self.watcher = None
         if self.client is not None and self.client.km is not None:
-            self.received += sum(session.received for session in self._sessions())
+            self.received += self._received_now()
             try:
                 await self.client._async_cleanup_kernel()
             except Exception:  # noqa: BLE001 - a dead kernel may fail to clean up; nothing left to do
                 pass
+        if self.relay is not None:
+            self.relay.stop()
+            self.relay = None
         self.client = None
 
     async def run(self, source: str, results: bool = False) -> Outcome:

@@ -38,6 +38,8 @@ from typing import Any
 
 import zmq
 
+from bpe_lab.grading.relay import front_url
+
 __all__ = ["MAX_MESSAGE", "OUTPUT_TYPES", "manager_class"]
 
 #: The largest message the grader reads from a kernel; larger ones are dropped unread.
@@ -153,7 +155,15 @@ def manager_class(kernel_name: str) -> Any:
             return dict(self.session.deserialize(message))
 
     class Capped:
-        """Every socket made with ``MAXMSGSIZE``."""
+        """Every socket made with ``MAXMSGSIZE``, and connected to the
+        kernel's relay when it has one (``relay``: its name)."""
+
+        relay = ""
+
+        def _make_url(self, channel: str) -> str:
+            if self.relay:
+                return front_url(self.relay, channel)
+            return str(super()._make_url(channel))  # type: ignore[misc]
 
         def _create_connected_socket(self, channel: str, identity: bytes | None = None) -> Any:
             self.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)  # type: ignore[attr-defined]
@@ -171,5 +181,10 @@ def manager_class(kernel_name: str) -> Any:
             specs.argv = argv
             super().__init__(kernel_name=kernel_name, kernel_spec_manager=specs, client_factory=Client, **kwargs)
             self.session = CappedSession(parent=self)
+
+        def client(self, **kwargs: Any) -> Any:
+            client: Any = super().client(**kwargs)
+            client.relay = self.relay  # its sockets connect where the manager's do
+            return client
 
     return Manager
