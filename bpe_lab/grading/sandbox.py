@@ -12,11 +12,13 @@ What the grader needs from a kernel, and why each piece is here:
   starts, together, checked while it runs (``budget``).
 - **Nothing shared to spoil.** The kernelspec is built in memory, never
   written where a submission could rewrite it for the next one.
-- **Little memory in the grader.** zmq refuses a frame larger than
-  ``MAX_MESSAGE``, output is decoded only while a probe runs, and of that
-  only errors and one probe-shaped ``RESULT_MIME`` message per cell are
-  kept (``wire``); past ``Limits.received_mb`` of messages the submission
-  is stopped.
+- **Little memory in the grader.** The kernel's messages pass a relay
+  process of bounded memory (``relay``: a message of very many frames
+  stops the submission for memory, never reaches the grader), zmq refuses
+  a frame larger than ``MAX_MESSAGE``, output is decoded only while a
+  probe runs, and of that only errors and one probe-shaped ``RESULT_MIME``
+  message per cell are kept (``wire``); past ``Limits.received_mb`` of
+  messages the submission is stopped.
 - **None of the grader's environment.** The kernel's is an allow-list
   (``kernel_env``): no course salt, nothing the instructor exported.
 - **Nothing left running.** Whatever the kernel started is killed when
@@ -176,10 +178,40 @@ def _plausible(results: Any) -> bool:
 
 @functools.cache
 def _client_class() -> Any:
-    """nbclient's client, keeping only errors and results."""
+    """nbclient's client, keeping only errors and results, and the tasks
+    it starts for a cell (``settle``)."""
     from nbclient import NotebookClient
 
     class QuietClient(NotebookClient):
+        # nbclient runs each cell as three tasks (the reply, the output, a look at the kernel each
+        # second) and, after a timeout, leaves the output one waiting on a socket that the kernel's
+        # teardown closes: it failed later with "Socket operation on non-socket", logged by asyncio
+        # (which on CPython 3.11.7 once broke a parse: see parsing). Each marks itself here.
+        async def _async_poll_for_reply(self, *args: Any) -> Any:
+            self._mark()
+            return await super()._async_poll_for_reply(*args)
+
+        async def _async_poll_output_msg(self, *args: Any) -> None:
+            self._mark()
+            await super()._async_poll_output_msg(*args)
+
+        async def _async_poll_kernel_alive(self) -> None:
+            self._mark()
+            await super()._async_poll_kernel_alive()
+
+        def _mark(self) -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                self.__dict__.setdefault("bpe_lab_tasks", set()).add(task)
+
+        async def settle(self) -> None:
+            """Cancel every task started for a cell that is still pending, and
+            await them all (their exceptions retrieved, never logged later)."""
+            tasks = list(self.__dict__.pop("bpe_lab_tasks", set()))
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
         def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
             kind, content = msg["msg_type"], msg["content"]
             if kind == "status":  # "idle" ends the cell
@@ -275,6 +307,8 @@ class _Kernel:
         if self.watcher is not None:
             self.watcher.cancel()
             self.watcher = None
+        if self.client is not None:
+            await self.client.settle()
         if self.client is not None and self.client.km is not None:
             self.received += self._received_now()
             try:
@@ -308,6 +342,8 @@ class _Kernel:
             outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
         except DeadKernelError:
             outcome = Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        finally:
+            await self.client.settle()  # nothing of this cell left running
         for session in self._sessions():
             session.results = False
         self.over_budget = self.over_budget or self._too_much_received()
