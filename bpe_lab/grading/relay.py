@@ -36,7 +36,8 @@ the connection is made again and that many bytes are counted.
 The bytes received from the kernel, kept or dropped, are counted in eight
 bytes of shared memory (a memfd the grader maps) for the grader's budget
 of messages (``Limits.received_mb``). The relay dies with the grader
-(``PR_SET_PDEATHSIG``) and carries the kernel's mark (``reaper``).
+(``PR_SET_PDEATHSIG``), carries the kernel's mark (``reaper``), and is,
+like the kernel, the out-of-memory killer's first choice, never the grader.
 
 Usage (by the grader): ``python -I relay.py FRONT BACK_JSON MAX_MESSAGE MEMORY COUNTER_FD GRADER_PID``.
 """
@@ -204,6 +205,11 @@ def main(argv: list[str]) -> None:
     front, back = argv[0], json.loads(argv[1])
     most, memory, fd, parent = (int(arg) for arg in argv[2:6])
     _die_with_parent(parent)
+    try:
+        with open("/proc/self/oom_score_adj", "w") as adj:
+            adj.write("1000")  # out of memory, the relay goes before the grader (and stops its submission)
+    except OSError:
+        pass
     import resource
 
     import zmq
