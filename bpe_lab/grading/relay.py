@@ -44,6 +44,7 @@ Usage (by the grader): ``python -I relay.py FRONT BACK_JSON MAX_MESSAGE MEMORY C
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -54,7 +55,7 @@ import sys
 import uuid
 from typing import Any
 
-__all__ = ["RELAY_MEMORY", "CHANNELS", "DELIMITER", "Relay", "front_url", "shape"]
+__all__ = ["RELAY_MEMORY", "CHANNELS", "DELIMITER", "Relay", "available", "front_url", "shape"]
 
 #: The relay's address space: its interpreter and zmq (about 40 MB) and
 #: what it may hold at once of messages it drops (a few of ``wire.MAX_MESSAGE``,
@@ -76,6 +77,11 @@ CHANNELS = {
     "iopub": ("XPUB", "XSUB"),
 }
 _PR_SET_PDEATHSIG = 1
+
+
+def available() -> bool:
+    """Whether a relay can run here: abstract unix sockets and memfds are Linux's."""
+    return sys.platform.startswith("linux") and hasattr(os, "memfd_create")
 
 
 def front_url(front: str, channel: str) -> str:
@@ -145,10 +151,12 @@ class Relay:
         """Why the relay is no longer running ("": it is, or never started)."""
         if self.process is None or self.process.poll() is None:
             return ""
-        return (
-            f"it sent the grader messages of more than the {RELAY_MEMORY >> 20} MB that may be held between "
-            "its kernel and the grader (one message of very many frames?)"
-        )
+        if self.process.returncode in (_FULL, -signal.SIGKILL, -signal.SIGABRT):  # full, or killed out of memory
+            return (
+                f"it sent the grader messages of more than the {RELAY_MEMORY >> 20} MB that may be held between "
+                "its kernel and the grader (one message of very many frames?)"
+            )
+        return f"the relay between its kernel and the grader stopped (exit status {self.process.returncode})"
 
     def stop(self) -> None:
         """End the relay (nothing is left of it)."""
@@ -249,8 +257,9 @@ def main(argv: list[str]) -> None:
     while True:
         for socket, _ in poller.poll():
             channel, kind = owner[socket]
-            if kind == "front":  # the grader's: passed as it is
-                backs[channel].send_multipart(socket.recv_multipart(copy=False), copy=False)
+            if kind == "front":  # the grader's: passed as it is (dropped if the kernel takes no more)
+                with contextlib.suppress(zmq.Again):
+                    backs[channel].send_multipart(socket.recv_multipart(copy=False), copy=False, flags=zmq.NOBLOCK)
                 continue
             if kind == "monitor":  # zmq dropped the kernel's connection: a frame too large, or memory
                 socket.recv_multipart()
