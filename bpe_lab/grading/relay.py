@@ -234,7 +234,7 @@ def main(argv: list[str]) -> None:
         inward = context.socket(getattr(zmq, back_type))
         inward.linger = 0
         inward.setsockopt(zmq.MAXMSGSIZE, most)
-        inward.rcvhwm = 4  # few whole messages held while one is dropped
+        inward.rcvhwm = 1  # one whole message held while the one before it is dropped
         if back_type == "DEALER" and channel != "hb":
             inward.identity = identity
         monitor_url = f"inproc://monitor-{channel}"
