@@ -7,7 +7,12 @@ before the limits are set):
 - when the grader asks for a sandbox (``BPE_LAB_JAIL`` in the environment:
   the ``bwrap`` command ``jail`` built), it runs itself again inside it;
 - it limits its own memory and file sizes (jupyter_client cannot pass a
-  ``preexec_fn``), then starts ipykernel.
+  ``preexec_fn``), then starts ipykernel;
+- before all that it offers itself, and so everything it starts, to the
+  out-of-memory killer first (``oom_score_adj`` 1000, which any process may
+  raise): where the grader runs in a memory cgroup or a small machine, the
+  memory a submission takes between two looks of its budget's watcher
+  (memfds, tmpfs) kills that submission's kernel, never the grader.
 
 Usage: ``python launch.py MEMORY_BYTES FILE_SIZE_BYTES -f CONNECTION_FILE``.
 """
@@ -21,8 +26,18 @@ import signal
 import sys
 
 
+def first_to_go() -> None:
+    """The out-of-memory killer's first choice: this process and all it starts."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as adj:
+            adj.write("1000")
+    except OSError:  # not Linux
+        pass
+
+
 def main() -> None:
     """Jail, limit, start the kernel."""
+    first_to_go()
     jail = os.environ.pop("BPE_LAB_JAIL", "")
     if jail:
         command = json.loads(jail)

@@ -12,11 +12,13 @@ What the grader needs from a kernel, and why each piece is here:
   starts, together, checked while it runs (``budget``).
 - **Nothing shared to spoil.** The kernelspec is built in memory, never
   written where a submission could rewrite it for the next one.
-- **Little memory in the grader.** zmq refuses a frame larger than
-  ``MAX_MESSAGE``, output is decoded only while a probe runs, and of that
-  only errors and one probe-shaped ``RESULT_MIME`` message per cell are
-  kept (``wire``); past ``Limits.received_mb`` of messages the submission
-  is stopped.
+- **Little memory in the grader.** The kernel's messages pass a relay
+  process of bounded memory (``relay``: a message of very many frames
+  stops the submission for memory, never reaches the grader), zmq refuses
+  a frame larger than ``MAX_MESSAGE``, output is decoded only while a
+  probe runs, and of that only errors and one probe-shaped ``RESULT_MIME``
+  message per cell are kept (``wire``); past ``Limits.received_mb`` of
+  messages the submission is stopped.
 - **None of the grader's environment.** The kernel's is an allow-list
   (``kernel_env``): no course salt, nothing the instructor exported.
 - **Nothing left running.** Whatever the kernel started is killed when
@@ -48,9 +50,12 @@ from typing import Any
 
 import nbformat
 
+from bpe_lab.grading import wire
 from bpe_lab.grading.budget import Budget, remove_new, watch
 from bpe_lab.grading.jail import Confinement
 from bpe_lab.grading.reaper import MARK, new_token, reap
+from bpe_lab.grading.relay import Relay
+from bpe_lab.grading.relay import available as relay_available
 from bpe_lab.grading.wire import MAX_MESSAGE, manager_class
 
 __all__ = [
@@ -174,10 +179,40 @@ def _plausible(results: Any) -> bool:
 
 @functools.cache
 def _client_class() -> Any:
-    """nbclient's client, keeping only errors and results."""
+    """nbclient's client, keeping only errors and results, and the tasks
+    it starts for a cell (``settle``)."""
     from nbclient import NotebookClient
 
     class QuietClient(NotebookClient):
+        # nbclient runs each cell as three tasks (the reply, the output, a look at the kernel each
+        # second) and, after a timeout, leaves the output one waiting on a socket that the kernel's
+        # teardown closes: it failed later with "Socket operation on non-socket", logged by asyncio
+        # (which on CPython 3.11.7 once broke a parse: see parsing). Each marks itself here.
+        async def _async_poll_for_reply(self, *args: Any) -> Any:
+            self._mark()
+            return await super()._async_poll_for_reply(*args)
+
+        async def _async_poll_output_msg(self, *args: Any) -> None:
+            self._mark()
+            await super()._async_poll_output_msg(*args)
+
+        async def _async_poll_kernel_alive(self) -> None:
+            self._mark()
+            await super()._async_poll_kernel_alive()
+
+        def _mark(self) -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                self.__dict__.setdefault("bpe_lab_tasks", set()).add(task)
+
+        async def settle(self) -> None:
+            """Cancel every task started for a cell that is still pending, and
+            await them all (their exceptions retrieved, never logged later)."""
+            tasks = list(self.__dict__.pop("bpe_lab_tasks", set()))
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
         def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
             kind, content = msg["msg_type"], msg["content"]
             if kind == "status":  # "idle" ends the cell
@@ -204,6 +239,7 @@ class _Kernel:
         self.workdir, self.limits, self.confinement = workdir, limits, confinement
         self.token = new_token()
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
+        self.relay: Relay | None = None  # between the kernel and the grader's sockets (relay)
         self.watcher: asyncio.Task[None] | None = None
         self.over_budget = ""  # why the watcher stopped the kernel
         self.received = 0  # bytes read from the kernels stopped so far
@@ -222,6 +258,9 @@ class _Kernel:
             connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),
             **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
         )
+        self.relay = Relay() if relay_available() else None
+        if self.relay is not None:  # the grader's sockets connect to the relay, never to the kernel
+            self.client.km.relay = self.relay.front
         self.over_budget = ""
         await self.client.async_start_new_kernel(
             cwd=str(self.workdir),
@@ -229,6 +268,8 @@ class _Kernel:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        if self.relay is not None:
+            self.relay.start(self.client.km.get_connection_info(), wire.MAX_MESSAGE, {MARK: self.token})
         root = getattr(self.client.km.provisioner, "pid", None)
         if root is not None:
             self.watcher = asyncio.create_task(
@@ -248,7 +289,9 @@ class _Kernel:
 
     def _too_much_received(self) -> str:
         """Why the grader will read no more of this submission's messages ("": it will)."""
-        received = self.received + sum(session.received for session in self._sessions())
+        if self.relay is not None and (full := self.relay.why_stopped()):
+            return full
+        received = self.received + self._received_now()
         if received > self.limits.received_mb << 20:
             return (
                 f"it sent the grader {received >> 20} MB of messages, "
@@ -256,16 +299,28 @@ class _Kernel:
             )
         return ""
 
+    def _received_now(self) -> int:
+        """Bytes the running kernel sent: all of them pass the relay (the
+        grader's sessions see only what it forwards)."""
+        if self.relay is not None and self.relay.process is not None:
+            return self.relay.received
+        return sum(session.received for session in self._sessions())
+
     async def stop(self) -> None:
         if self.watcher is not None:
             self.watcher.cancel()
             self.watcher = None
+        if self.client is not None:
+            await self.client.settle()
         if self.client is not None and self.client.km is not None:
-            self.received += sum(session.received for session in self._sessions())
+            self.received += self._received_now()
             try:
                 await self.client._async_cleanup_kernel()
             except Exception:  # noqa: BLE001 - a dead kernel may fail to clean up; nothing left to do
                 pass
+        if self.relay is not None:
+            self.relay.stop()
+            self.relay = None
         self.client = None
 
     async def run(self, source: str, results: bool = False) -> Outcome:
@@ -290,6 +345,8 @@ class _Kernel:
             outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
         except DeadKernelError:
             outcome = Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        finally:
+            await self.client.settle()  # nothing of this cell left running
         for session in self._sessions():
             session.results = False
         self.over_budget = self.over_budget or self._too_much_received()

@@ -13,12 +13,11 @@ to set (a gigabyte per message, a thousand messages, one frame repeated).
 - **No large message is kept.** Frames are read one at a time and a
   message is kept only while its frames together stay under
   ``MAX_MESSAGE``; the rest is read and dropped frame by frame, and counted.
-  What this does not bound: zmq hands over a message of many frames only
-  once all of them have arrived, so one message of N frames just under the
-  cap is held in zmq, once, while it is read and dropped (then the
-  submission is stopped for what it sent). zmq has no limit on the number
-  of frames; only a relay process of bounded memory between kernel and
-  grader would give one.
+  What this does not bound by itself: zmq hands over a message of many
+  frames only once all of them have arrived, and has no limit on their
+  number; so the grader's sockets connect to the kernel's ``relay``, a
+  process of bounded memory that forwards only messages of Jupyter's
+  shape, under ``MAX_MESSAGE``, and counts every byte the kernel sent.
 - **Only what is asked for is parsed.** Output (printed text, display data,
   results) is decoded only while the cell running is one of the grader's
   probes (``Session.results``); otherwise it is dropped from its header
@@ -37,6 +36,8 @@ from queue import Empty
 from typing import Any
 
 import zmq
+
+from bpe_lab.grading.relay import front_url
 
 __all__ = ["MAX_MESSAGE", "OUTPUT_TYPES", "manager_class"]
 
@@ -153,7 +154,15 @@ def manager_class(kernel_name: str) -> Any:
             return dict(self.session.deserialize(message))
 
     class Capped:
-        """Every socket made with ``MAXMSGSIZE``."""
+        """Every socket made with ``MAXMSGSIZE``, and connected to the
+        kernel's relay when it has one (``relay``: its name)."""
+
+        relay = ""
+
+        def _make_url(self, channel: str) -> str:
+            if self.relay:
+                return front_url(self.relay, channel)
+            return str(super()._make_url(channel))  # type: ignore[misc]
 
         def _create_connected_socket(self, channel: str, identity: bytes | None = None) -> Any:
             self.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)  # type: ignore[attr-defined]
@@ -171,5 +180,10 @@ def manager_class(kernel_name: str) -> Any:
             specs.argv = argv
             super().__init__(kernel_name=kernel_name, kernel_spec_manager=specs, client_factory=Client, **kwargs)
             self.session = CappedSession(parent=self)
+
+        def client(self, **kwargs: Any) -> Any:
+            client: Any = super().client(**kwargs)
+            client.relay = self.relay  # its sockets connect where the manager's do
+            return client
 
     return Manager
