@@ -38,7 +38,6 @@ EXPECTED = {
     "04_complexity_merge_indexed",
     "04_complexity_train_indexed",
     "05_bytelevel_train",
-    "06_variants_han_pretokenize",
     "07_wild_pretokenize_digits",
     "07_wild_pretokenize_zh",
     "07_wild_never_emitted",
@@ -212,11 +211,6 @@ def merged(word, pair):
     return tuple(out)
 
 from collections import Counter
-""",
-    # the seed article's range instead of the script
-    "06_variants_han_pretokenize": r"""
-def han_pretokenize(text):
-    return regex.findall(r"[\u4e00-\u9fa5]+|[^\u4e00-\u9fa5]+", text)
 """,
     # the space before a number kept, as GPT-2 does
     "07_wild_pretokenize_digits": r"""

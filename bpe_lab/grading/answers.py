@@ -111,8 +111,6 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         f"{_UNIGRAM}.Unigram.nbest",
     ),
     "sp_decode": ("bpe_lab.variants.sentencepiece.sp_decode", f"{_ENCODE}.decode_words", f"{_UNIGRAM}.Unigram.decode"),
-    # GPT-2's pre-tokenizer already keeps Han runs whole (\p{L}+): the task asks for a pattern of one's own
-    "han_pretokenize": ("bpe_lab.core.pretokenize.gpt2_pretokenize",),
     # 07 in the wild (GPT2_PATTERN and the other patterns are strings, free to read; what cuts or counts is not)
     "pretokenize_digits": (
         "bpe_lab.grading.check.wild.digit_pieces",
@@ -160,7 +158,7 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
     "encoding": ("encode_word", "decode"),
     "complexity": ("pair_deltas", "merge_and_update", "build_index", "merge_indexed", "train_indexed"),
     "bytelevel": ("bytes_to_unicode", "encode_bytelevel", "decode_bytelevel", "train_bytelevel"),
-    "variants": ("longest_match", "viterbi", "sp_decode", "han_pretokenize"),
+    "variants": ("longest_match", "viterbi", "sp_decode"),
     "wild": ("pretokenize_digits", "pretokenize_zh", "never_emitted"),
     "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts"),
     "production": ("build_pipeline", "pair_processor"),

@@ -11,8 +11,6 @@ ones are:
 - a trainer that reads a file gets one written in the kernel by
   ``check.text_file(TEXT)`` (as the fixed cases do), and its vocabulary
   comes back as a size and a sorted set, its merges as an exact list (CS336);
-- a Han pre-tokenizer is judged by ``check.han_cuts`` (each Han run whole)
-  and by its pieces joining back to the text;
 - a tokenizer is built in the call, ``Tokenizer({**{i: bytes([i]) ...}, 256:
   ...}, merges, specials)``, from a vocabulary trained here on a few words;
 - long runs of one byte are written ``b'a' * 5000``, so that a token far past
@@ -41,7 +39,6 @@ from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.train_fast import learn_merges
 from bpe_lab.grading.check.complexity import index_words, merge_in_index
 from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
-from bpe_lab.grading.check.variants import han_cuts
 from bpe_lab.grading.check.wild import digit_pieces, unemitted_tokens, zh_pieces
 from bpe_lab.grading.generators import (
     CASES_PER_TASK,
@@ -155,7 +152,7 @@ def _train_bytelevel_inputs(rng: random.Random) -> list[Args]:
     return _draw(make)
 
 
-# ------------------------------------------------------------ 06 and 07 pre-tokenizers
+# ------------------------------------------------------------ 07 pre-tokenizers
 
 #: Han runs, several outside [\u4e00-\u9fa5]: 䶮 㐀 (Extension A), 豈 (compatibility), 𠮷 (plane 2),
 #: 龦 (after U+9FA5), 〇 (a number), 々 (an iteration mark)
@@ -166,24 +163,6 @@ _ZH_SEPS = ["", "", " ", "  ", "，", "。", ", ", "\n\n", "、", "\t"]
 
 def _han_text(rng: random.Random) -> str:
     return _mix(rng, _HAN * 2 + _NOT_HAN, _ZH_SEPS, 8)
-
-
-def _whole_runs(text: str) -> list[str]:
-    return [str(piece) for piece in regex.findall(r"\p{Han}+|\P{Han}+", text)]
-
-
-def _han_pretokenize(text: str) -> Args:
-    """Each Han run whole, and the pieces join back to the text."""
-    return han_cuts(_whole_runs, text), text
-
-
-def _han_call(name: str, args: Args) -> str:
-    return f"(lambda t: (check.han_cuts({name}, t), ''.join({name}(t))))({args[0]!r})"
-
-
-@register("06_variants_han_pretokenize", _han_pretokenize, _han_call)
-def _han_pretokenize_inputs(rng: random.Random) -> list[Args]:
-    return _draw(lambda: (_han_text(rng),))
 
 
 _NUMBERS = ["²", "½", "Ⅻ", "٣٤٥٦٧", "１２３４", "3.14159", "1,000,000"]

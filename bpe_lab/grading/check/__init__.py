@@ -59,12 +59,10 @@ from bpe_lab.grading.check.training import (
     find_first_mistake,
 )
 from bpe_lab.grading.check.variants import (
-    check_han_pretokenize,
     check_longest_match,
     check_sp_decode,
     check_viterbi,
     han_cuts,
-    han_ranges_missed,
     han_words_learned,
 )
 from bpe_lab.grading.check.wild import check_never_emitted, check_pretokenize_digits, check_pretokenize_zh
@@ -98,9 +96,7 @@ __all__ = [
     "check_longest_match",
     "check_viterbi",
     "check_sp_decode",
-    "check_han_pretokenize",
     "han_cuts",
-    "han_ranges_missed",
     "han_words_learned",
     "check_pretokenize_digits",
     "check_pretokenize_zh",
