@@ -2,7 +2,8 @@
 
 What this adds over the chapter modules (which compare a learner's function
 with the package's): the list of everything in ``bpe_lab`` that computes an
-exercise's answer, so that a learner's function may not simply call it. A
+exercise's answer, so that a learner's function may not simply call it (and
+one function of another library: exercise 09's ``ByteLevelBPETokenizer``). A
 task's forbidden functions are its own answers and their close equivalents
 (``encode_word``: also ``apply_merges``, ``encode_text``, the encoder
 stepper's data); a solution's cell metadata can add to them
@@ -145,8 +146,14 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "bpe_lab.bytelevel.train.train_bytelevel",
     ),
     "merge_counts": ("bpe_lab.grading.check.scale.merged_counts", "bpe_lab.bytelevel.train.count_pretokens"),
-    # 09 production (the pipeline's blocks are tokenizers'; bpe_lab's builder and GPT-2's files are the answer)
-    "build_pipeline": ("bpe_lab.bytelevel.hf_pipeline.hf_tokenizer", "bpe_lab.bytelevel.files.write_gpt2_files"),
+    # 09 production (the pipeline's blocks are tokenizers'; bpe_lab's builder and GPT-2's files are the answer,
+    # and so is tokenizers' own ByteLevelBPETokenizer, which assembles the blocks itself: trapped in the
+    # kernel's first run only, as a grading kernel's bpe_lab is the only package the grader can stub)
+    "build_pipeline": (
+        "bpe_lab.bytelevel.hf_pipeline.hf_tokenizer",
+        "bpe_lab.bytelevel.files.write_gpt2_files",
+        "tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__",
+    ),
     "pair_processor": ("bpe_lab.grading.check.production.template_reference",),
 }
 
