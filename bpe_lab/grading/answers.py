@@ -146,6 +146,17 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "bpe_lab.bytelevel.train.train_bytelevel",
     ),
     "merge_counts": ("bpe_lab.grading.check.scale.merged_counts", "bpe_lab.bytelevel.train.count_pretokens"),
+    # Tokenizer.encode stays allowed (the task encodes each settled part with it); what streams is the answer
+    "encode_stream": (
+        "bpe_lab.grading.check.scale.stream_ids",
+        f"{_TOKENIZER}.encode_iterable",
+        f"{_TOKENIZER}._id_lists",
+        f"{_TOKENIZER}.encode_file",
+        "bpe_lab.bytelevel.streaming.blocks",
+        "bpe_lab.bytelevel.streaming.unsettled",
+        "bpe_lab.bytelevel.streaming.last_safe_cut",
+        "bpe_lab.bytelevel.encode_file.encode_file",
+    ),
     # 09 production (the pipeline's blocks are tokenizers'; bpe_lab's builder and GPT-2's files are the answer,
     # and so is tokenizers' own ByteLevelBPETokenizer, which assembles the blocks itself: trapped in the
     # kernel's first run only, as a grading kernel's bpe_lab is the only package the grader can stub)
@@ -167,7 +178,7 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
     "bytelevel": ("bytes_to_unicode", "encode_bytelevel", "decode_bytelevel", "train_bytelevel"),
     "variants": ("longest_match", "viterbi", "sp_decode"),
     "wild": ("pretokenize_digits", "pretokenize_zh", "never_emitted"),
-    "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts"),
+    "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts", "encode_stream"),
     "production": ("build_pipeline", "pair_processor"),
 }
 

@@ -49,7 +49,13 @@ from bpe_lab.grading.check.hidden import HiddenCases
 from bpe_lab.grading.check.instruments import work_growth
 from bpe_lab.grading.check.production import check_build_pipeline, check_pair_processor, templated, word_tokenizer
 from bpe_lab.grading.check.runner import CheckFailed
-from bpe_lab.grading.check.scale import check_count_chunk, check_find_chunk_boundaries, check_merge_counts
+from bpe_lab.grading.check.scale import (
+    MeteredText,
+    check_count_chunk,
+    check_encode_stream,
+    check_find_chunk_boundaries,
+    check_merge_counts,
+)
 from bpe_lab.grading.check.training import (
     Mistake,
     check_count_pairs,
@@ -104,6 +110,8 @@ __all__ = [
     "check_find_chunk_boundaries",
     "check_count_chunk",
     "check_merge_counts",
+    "check_encode_stream",
+    "MeteredText",
     "check_build_pipeline",
     "check_pair_processor",
     "word_tokenizer",
