@@ -11,12 +11,23 @@ from pathlib import Path
 
 import pytest
 from grading_support import grade_solution_exercise_and
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.grading import check
 from bpe_lab.grading.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check import CheckFailed
-from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
+from bpe_lab.grading.check.scale import (
+    MeteredText,
+    chunk_boundaries,
+    chunk_counts,
+    held_limit,
+    merged_counts,
+    stream_ids,
+    stream_tokenizer,
+    streamed,
+)
 from bpe_lab.grading.guard import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,8 +248,116 @@ def test_each_merge_mistake_has_its_hint(mistake, hint):
 def test_the_package_counter_is_forbidden_and_every_path_resolves():
     paths = forbidden(*CHAPTERS["scale"])
     assert "bpe_lab.bytelevel.train.chunk_bounds" in paths and "bpe_lab.bytelevel.train.count_pretokens" in paths
+    assert "bpe_lab.bytelevel.tokenizer.Tokenizer.encode_iterable" in paths
+    assert "bpe_lab.bytelevel.tokenizer.Tokenizer.encode" not in paths  # the streaming task encodes with it
     for path in paths:
         resolve(path)
+
+
+# ------------------------------------------------- task 4: encoding a file in bounded memory
+
+
+def _tokenizer():
+    return stream_tokenizer()
+
+
+def test_the_metered_file_reads_like_a_file_and_counts_what_is_held():
+    f = MeteredText("ab\ncd\n")
+    assert (f.read(1), f.readline(), list(f), f.read(), f.read(5)) == ("a", "b\n", ["cd\n"], "", "")
+    assert (f.largest_read, f.most_held) == (3, 6)  # nothing given back: all six bytes held at the end
+    f = MeteredText("é" * 4)
+    byte_level = __import__("bpe_lab").Tokenizer.byte_level()
+    assert f.drain(byte_level, byte_level.encode(f.read(2))) == list("éé".encode())
+    assert f.most_held == 0  # all given back before the next read
+    f.read(2)
+    assert (f.read(), f.largest_read, f.most_held) == ("", 2, 4)  # 2 characters, 4 bytes held at the last read
+    with pytest.raises(AttributeError):
+        f.most_held = 0  # type: ignore[misc]  # a function cannot simply reset what it held
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.text(alphabet="al' \n\tI0é今🙂,", max_size=60), block=st.integers(1, 9))
+def test_the_streamed_ids_are_those_of_the_whole_text(text, block):
+    tokenizer = _tokenizer()
+    ids, largest, held = streamed(tokenizer, text, block)
+    assert ids == tokenizer.encode(text)
+    assert largest <= block and held <= len(text.encode()) and held < held_limit(tokenizer, text, block)
+
+
+def test_the_reference_holds_a_few_bytes_whatever_the_length():
+    tokenizer = _tokenizer()
+    text = "I'll say they've gone, don't wait.\n\n    x = 1\n" * 200
+    assert streamed(tokenizer, text, 16)[2] == streamed(tokenizer, text[:500], 16)[2] < 30
+    assert streamed(tokenizer, "a" * 1000 + " b", 16)[2] == 992  # one pre-token is held whole: 62 blocks of 16
+
+
+def encode_stream(tokenizer, f, block_chars):
+    carry = ""
+    while True:
+        block = f.read(block_chars)
+        if not block:
+            yield from tokenizer.encode(carry)
+            return
+        text = carry + block
+        pieces = gpt2_pretokenize(text)
+        cut, start = 0, 0
+        for piece in pieces[:-1]:
+            if start >= len(text) - 3:
+                break
+            start += len(piece)
+            cut = start
+        yield from tokenizer.encode(text[:cut])
+        carry = text[cut:]
+
+
+def test_a_streaming_encoder_written_from_scratch_passes(capsys):
+    check.check_encode_stream(encode_stream)
+    out = capsys.readouterr().out
+    assert "encode_stream agrees with bpe_lab on 14 cases" in out and "yours held at most" in out
+
+
+def _blocks_alone(tokenizer, f, block):
+    while part := f.read(block):
+        yield from tokenizer.encode(part)
+
+
+def _last_piece_only(tokenizer, f, block):
+    carry = ""
+    while part := f.read(block):
+        text = carry + part
+        cut = len(text) - len(gpt2_pretokenize(text)[-1])
+        yield from tokenizer.encode(text[:cut])
+        carry = text[cut:]
+    yield from tokenizer.encode(carry)
+
+
+def _kept_to_the_end(tokenizer, f, block):
+    parts = []
+    while part := f.read(block):
+        parts.append(part)
+    return tokenizer.encode("".join(parts))
+
+
+@pytest.mark.parametrize(
+    ("mistake", "hint"),
+    [
+        (lambda tok, f, block: tok.encode(f.read()), r"one read handed over 32 characters: read at most"),
+        (lambda tok, f, block: (i for line in f for i in tok.encode(line)), "nor a line"),
+        (_blocks_alone, r"differ from tokenizer\.encode\(text\) at id 1 .*hold back the last pre-token"),
+        (_last_piece_only, r"at id 1 \(near \"'ll say.*starts in the last 3 characters"),
+        (_kept_to_the_end, r"the ids are right, but at one read you held 32 bytes .*\(at most 9 here\): yield"),
+        (lambda tok, f, block: list(encode_stream(tok, f, block)), "you held 32 bytes"),
+        (
+            lambda tok, f, block: tok.encode_iterable(f),
+            r"calls bpe_lab\.bytelevel\.tokenizer\.Tokenizer\.encode_iterable",
+        ),
+        (lambda tok, f, block: stream_ids(tok, f, block), r"calls bpe_lab\.grading\.check\.scale\.stream_ids"),
+        (lambda tok, f, block: 3, "return \\(or yield\\) the ids"),
+    ],
+)
+def test_each_streaming_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(CheckFailed, match=hint):
+        check.check_encode_stream(mistake)
 
 
 # ------------------------------------------------------------------ grading
@@ -267,6 +386,12 @@ DELEGATED = {
         "    return _scale.merged_counts(counts)",
         "bpe_lab.grading.check.scale.merged_counts",
     ),
+    "08_scale_encode_stream": (
+        "def encode_stream(tokenizer, f, block_chars):\n"
+        "    lines = iter(lambda: f.read(block_chars), '')\n"
+        "    return tokenizer.encode_iterable(lines, block_chars=block_chars)",
+        "bpe_lab.bytelevel.tokenizer.Tokenizer.encode_iterable",
+    ),
 }
 
 
@@ -277,7 +402,7 @@ def reports(tmp_path_factory):
 
 def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
     solution, exercise = reports["solution"], reports["exercise"]
-    assert solution.total == 6 and solution.total + solution.pending == solution.max_total == 7, solution.tasks
+    assert solution.total == 9 and solution.total + solution.pending == solution.max_total == 10, solution.tasks
     assert all(t.passed == t.cases > 1 for t in solution.tasks if not t.pending), solution.tasks
     assert exercise.total == 0, exercise.tasks  # the written answer, left as given, is 0 too
 

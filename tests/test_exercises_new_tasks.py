@@ -6,8 +6,9 @@ by calling the package.
   that holds the pair but that the index does not list), and a trainer that
   recounts every round loses its points though its merges are right (the
   work it does per word grows with the number of merges).
-- Exercise 05's byte-level trainer and exercise 06's Chinese pre-tokenizer:
-  a wrong tie rule or a one-character pattern scores 0.
+- Exercise 05's byte-level trainer and exercise 07's Chinese pre-tokenizer
+  (exercise 06's until issue #20 kept it in 07 only): a wrong tie rule or a
+  one-character pattern scores 0, and exercise 06 no longer grades one.
 - Every new task, answered by calling the package's own answer (imported
   under another name, or captured in an earlier cell), scores 0 and names
   the function; the solutions keep full marks on every auto-graded task.
@@ -24,6 +25,8 @@ import nbformat
 import pytest
 from grading_support import shared
 
+from bpe_lab.grading.answers import ANSWERS
+from bpe_lab.grading.generators_more import GENERATORS
 from bpe_lab.grading.grader import Limits, grade
 from bpe_lab.grading.guard import canonical
 from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
@@ -31,7 +34,7 @@ from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
 LIMITS = Limits(cell_timeout=60, notebook_timeout=240, memory_mb=1536)
-NAMES = ("04_complexity", "05_bytelevel", "06_variants")
+NAMES = ("04_complexity", "05_bytelevel")
 
 # answer cell -> (module, attribute, body with {f} for the package's answer)
 DELEGATIONS = {
@@ -51,7 +54,6 @@ DELEGATIONS = {
         "train_bytelevel",
         "return {f}(path, vocab_size, special_tokens)",
     ),
-    "06_variants_han_pretokenize_answer": ("bpe_lab.core.pretokenize", "gpt2_pretokenize", "return {f}(text)"),
 }
 ROUTES = ("alias", "captured")
 
@@ -98,11 +100,11 @@ def train_indexed(words, num_merges):
     ),
     "first_met_ties": ("05_bytelevel", "05_bytelevel_train_answer", None),
     "one_character_pattern": (
-        "06_variants",
-        "06_variants_han_pretokenize_answer",
+        "07_wild",
+        "07_wild_pretokenize_zh_answer",
         """
-def han_pretokenize(text):
-    return regex.findall(r"[\\u4e00-\\u9fa5]|[A-Za-z]+|[0-9]+|\\s+|[^\\sA-Za-z0-9\\u4e00-\\u9fa5]", text)""",
+def pretokenize_zh(text):
+    return regex.findall(SEED_ZH_PATTERN, text)""",
     ),
 }
 
@@ -224,6 +226,23 @@ def test_first_met_ties_in_the_byte_level_trainer_score_zero_with_the_tie_hint(g
 
 def test_a_one_character_chinese_pattern_scores_zero_with_its_hint(graded):
     report = graded[("wrong", "one_character_pattern")]
-    task = _task(report, "06_variants_han_pretokenize")
-    assert task.points == 0 and "cut into single characters" in task.message, task
-    assert _task(report, "06_variants_viterbi").points == 3
+    task = _task(report, "07_wild_pretokenize_zh")
+    assert task.points == 0 and "are both Han characters" in task.message, task
+    assert _task(report, "07_wild_pretokenize_digits").points == 3
+
+
+def test_the_chinese_pre_tokenizer_is_graded_in_07_only(tmp_path_factory):
+    """Issue #20: exercise 06's task used the Han range that notebook 07
+    introduces, and exercise 07's task 2 repeated it."""
+    reports = shared(tmp_path_factory).reports
+    variants, wild = reports["solution-06_variants"], reports["solution-07_wild"]
+    assert [(t.grade_id, t.points) for t in variants.tasks] == [
+        ("06_variants_longest_match", 2),
+        ("06_variants_viterbi", 3),
+        ("06_variants_sp_decode", 2),
+        ("06_written_unigram_sampling", 0),  # a person grades it
+    ]
+    assert variants.max_total == 9, variants
+    zh = _task(wild, "07_wild_pretokenize_zh")
+    assert zh.points == zh.max_points == 2, zh
+    assert "06_variants_han_pretokenize" not in GENERATORS and "han_pretokenize" not in ANSWERS

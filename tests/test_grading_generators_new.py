@@ -38,13 +38,13 @@ EXPECTED = {
     "04_complexity_merge_indexed",
     "04_complexity_train_indexed",
     "05_bytelevel_train",
-    "06_variants_han_pretokenize",
     "07_wild_pretokenize_digits",
     "07_wild_pretokenize_zh",
     "07_wild_never_emitted",
     "08_scale_find_chunk_boundaries",
     "08_scale_count_chunk",
     "08_scale_merge_counts",
+    "08_scale_encode_stream",
 }
 
 
@@ -213,11 +213,6 @@ def merged(word, pair):
 
 from collections import Counter
 """,
-    # the seed article's range instead of the script
-    "06_variants_han_pretokenize": r"""
-def han_pretokenize(text):
-    return regex.findall(r"[\u4e00-\u9fa5]+|[^\u4e00-\u9fa5]+", text)
-""",
     # the space before a number kept, as GPT-2 does
     "07_wild_pretokenize_digits": r"""
 def pretokenize_digits(text):
@@ -250,6 +245,12 @@ def count_chunk(text, special_tokens):
         text = text.replace(token, "")
     return Counter(gpt2_pretokenize(text))
 """,
+    # each block encoded on its own: a pre-token cut between two blocks comes out in two halves
+    "08_scale_encode_stream": """
+def encode_stream(tokenizer, f, block_chars):
+    while block := f.read(block_chars):
+        yield from tokenizer.encode(block)
+""",
     # the first Counter becomes the total
     "08_scale_merge_counts": """
 def merge_counts(counts):
@@ -264,6 +265,25 @@ def merge_counts(counts):
 
 #: More mistakes, each of which the generated cases must catch too
 MORE_WRONG = [
+    (
+        "08_scale_encode_stream",
+        # read a block at a time, but every block kept until the end: the right ids, memory as large as the file
+        """
+def encode_stream(tokenizer, f, block_chars):
+    parts = []
+    while block := f.read(block_chars):
+        parts.append(block)
+    return tokenizer.encode("".join(parts))
+""",
+    ),
+    (
+        "08_scale_encode_stream",
+        # the whole file in one read
+        """
+def encode_stream(tokenizer, f, block_chars):
+    yield from tokenizer.encode(f.read())
+""",
+    ),
     (
         "08_scale_find_chunk_boundaries",
         # reads a window of 4096 bytes after each guess: misses a token further on

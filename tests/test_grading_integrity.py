@@ -364,12 +364,16 @@ def test_the_stubbed_package_has_no_answer_to_find(tmp_path):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_forbidden_function_has_no_body_where_its_task_is_checked_again(tmp_path, name):
     """Read, not imported: in the view of each forbidden set, every function
-    of the set is one ``raise Delegated(ITS PATH)`` (a docstring aside)."""
+    of the set is one ``raise Delegated(ITS PATH)`` (a docstring aside). A
+    function of another library (exercise 09's ``ByteLevelBPETokenizer``) is
+    not in the view: only the first run's trap takes it away."""
     solution = _solution(name)
     roots = notebook_roots(solution)
     for number, forbid in enumerate(sorted({t.forbid for t in load_tasks(solution)})):
         folder = view(roots, tmp_path / str(number), forbid)[0]
-        for path in forbid:
+        others = {path for path in forbid if not path.startswith("bpe_lab.")}
+        assert others <= {"tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__"}, others
+        for path in sorted(set(forbid) - others):
             module, qualname = path, []
             while not (folder.parent / (module.replace(".", "/") + ".py")).exists():
                 module, last = module.rsplit(".", 1)

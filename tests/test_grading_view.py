@@ -70,7 +70,7 @@ def test_the_roots_are_what_the_notebooks_name_and_allow():
     wild = {("bpe_lab", "Tokenizer"), ("bpe_lab", "train_bytelevel"), ("bpe_lab", "gpt2_tokenizer")}
     assert wild | {("bpe_lab.core.corpora", "python_docs")} <= roots["07_wild"]
     assert not {r for r in roots["02_training"] if r[0] in ("bpe_lab", "bpe_lab.core.train")}
-    assert ("bpe_lab.grading.check", "han_words_learned") in roots["06_variants"]  # ``check`` is the setup's
+    assert ("bpe_lab.grading.check", "work_growth") in roots["04_complexity"]  # ``check`` is the setup's
 
 
 def test_a_task_whose_setup_uses_its_answer_loses_it_in_its_own_view_only():

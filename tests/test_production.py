@@ -1,7 +1,9 @@
 """Exercise 09: the checks of ``bpe_lab.grading.check.production``, its
 generated cases, its kernel's one extra library, and grading it: the
 solution scores full marks, the exercise as released 0, and a submission
-that hands the task to ``bpe_lab.bytelevel.hf_pipeline.hf_tokenizer`` 0."""
+that hands the task to ``tokenizers``' own ``ByteLevelBPETokenizer`` 0 (the
+self-check names ``bpe_lab``'s ``hf_tokenizer`` too); its written answer is
+left to a person."""
 
 import random
 from pathlib import Path
@@ -130,7 +132,7 @@ def test_template_reference_by_hand():
 
 def test_the_answers_are_forbidden_and_resolve():
     paths = forbidden(*CHAPTERS["production"])
-    assert "bpe_lab.bytelevel.hf_pipeline.hf_tokenizer" in paths
+    assert {"bpe_lab.bytelevel.hf_pipeline.hf_tokenizer", BYTE_LEVEL_BPE} <= set(paths)
     for path in paths:
         resolve(path)
 
@@ -164,14 +166,47 @@ def test_only_exercise_09s_kernel_may_import_tokenizers():
 
 # ------------------------------------------------------------------ grading
 
-DELEGATED = {
-    "09_production_build_pipeline": (
+BYTE_LEVEL_BPE = "tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__"
+
+#: right ids, but from tokenizers' ready-made ByteLevelBPETokenizer, which the task forbids
+BY_BYTE_LEVEL_BPE = """
+def build_pipeline(tokenizer):
+    from tokenizers.implementations import ByteLevelBPETokenizer
+    printable = bytes_to_unicode()
+    text = lambda token: "".join(printable[b] for b in token)
+    vocab = {text(t): i for i, t in tokenizer.vocab.items() if i not in tokenizer.special_ids.values()}
+    vocab.update(tokenizer.special_ids)
+    merges = [(text(a), text(b)) for a, b in tokenizer.merges]
+    hf = ByteLevelBPETokenizer(vocab, merges, add_prefix_space=False)
+    hf.add_special_tokens(list(tokenizer.special_tokens))
+    return hf._tokenizer
+"""
+
+DELEGATED = {"09_production_build_pipeline": (BY_BYTE_LEVEL_BPE, BYTE_LEVEL_BPE)}
+
+
+def _unguarded(source: str) -> object:
+    namespace: dict[str, object] = {**SOLVED}
+    exec(source, namespace)  # noqa: S102 - the test's own submission
+    return namespace["build_pipeline"]
+
+
+def test_the_ready_made_pipeline_gives_the_right_ids_but_the_check_refuses_it():
+    """So that its 0 below is the trap's doing, not a wrong id; the check
+    names it, as it names bpe_lab's own builder."""
+    course = SOLVED["course"]
+    pipeline = _unguarded(BY_BYTE_LEVEL_BPE)(course)
+    for text in check.production.PIPELINE_TEXTS:
+        assert pipeline.encode(text).ids == course.encode(text), text  # type: ignore[attr-defined]
+    with pytest.raises(check.CheckFailed, match="ByteLevelBPETokenizer"):
+        check.check_build_pipeline(_unguarded(BY_BYTE_LEVEL_BPE))
+    own = (
         "def build_pipeline(tokenizer):\n"
         "    from bpe_lab.bytelevel.hf_pipeline import hf_tokenizer\n"
-        "    return hf_tokenizer(tokenizer)",
-        "bpe_lab.bytelevel.hf_pipeline.hf_tokenizer",
-    ),
-}
+        "    return hf_tokenizer(tokenizer)"
+    )
+    with pytest.raises(check.CheckFailed, match="bpe_lab.bytelevel.hf_pipeline.hf_tokenizer"):
+        check.check_build_pipeline(_unguarded(own))
 
 
 @pytest.fixture(scope="module")
@@ -181,9 +216,12 @@ def reports(tmp_path_factory):
 
 def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
     solution, exercise = reports["solution"], reports["exercise"]
-    assert solution.total == solution.max_total == 5, solution.tasks
+    assert solution.total == 5 and solution.max_total == 7 and solution.pending == 2, solution.tasks
     assert solution.sandbox == "" or jail.bwrap() is None  # sandboxed: tokenizers came from kernel_needs
-    assert all(t.passed == t.cases > 5 for t in solution.tasks), solution.tasks
+    auto, (written,) = solution.tasks[:2], solution.tasks[2:]
+    assert all(t.passed == t.cases > 5 for t in auto), solution.tasks
+    assert written.grade_id == "09_written_same_tokens_other_ids" and written.pending and written.max_points == 2
+    assert "embedding" in written.answer
     assert exercise.total == 0, exercise.tasks
 
 

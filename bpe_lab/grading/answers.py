@@ -2,7 +2,8 @@
 
 What this adds over the chapter modules (which compare a learner's function
 with the package's): the list of everything in ``bpe_lab`` that computes an
-exercise's answer, so that a learner's function may not simply call it. A
+exercise's answer, so that a learner's function may not simply call it (and
+one function of another library: exercise 09's ``ByteLevelBPETokenizer``). A
 task's forbidden functions are its own answers and their close equivalents
 (``encode_word``: also ``apply_merges``, ``encode_text``, the encoder
 stepper's data); a solution's cell metadata can add to them
@@ -111,8 +112,6 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         f"{_UNIGRAM}.Unigram.nbest",
     ),
     "sp_decode": ("bpe_lab.variants.sentencepiece.sp_decode", f"{_ENCODE}.decode_words", f"{_UNIGRAM}.Unigram.decode"),
-    # GPT-2's pre-tokenizer already keeps Han runs whole (\p{L}+): the task asks for a pattern of one's own
-    "han_pretokenize": ("bpe_lab.core.pretokenize.gpt2_pretokenize",),
     # 07 in the wild (GPT2_PATTERN and the other patterns are strings, free to read; what cuts or counts is not)
     "pretokenize_digits": (
         "bpe_lab.grading.check.wild.digit_pieces",
@@ -147,8 +146,25 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "bpe_lab.bytelevel.train.train_bytelevel",
     ),
     "merge_counts": ("bpe_lab.grading.check.scale.merged_counts", "bpe_lab.bytelevel.train.count_pretokens"),
-    # 09 production (the pipeline's blocks are tokenizers'; bpe_lab's builder and GPT-2's files are the answer)
-    "build_pipeline": ("bpe_lab.bytelevel.hf_pipeline.hf_tokenizer", "bpe_lab.bytelevel.files.write_gpt2_files"),
+    # Tokenizer.encode stays allowed (the task encodes each settled part with it); what streams is the answer
+    "encode_stream": (
+        "bpe_lab.grading.check.scale.stream_ids",
+        f"{_TOKENIZER}.encode_iterable",
+        f"{_TOKENIZER}._id_lists",
+        f"{_TOKENIZER}.encode_file",
+        "bpe_lab.bytelevel.streaming.blocks",
+        "bpe_lab.bytelevel.streaming.unsettled",
+        "bpe_lab.bytelevel.streaming.last_safe_cut",
+        "bpe_lab.bytelevel.encode_file.encode_file",
+    ),
+    # 09 production (the pipeline's blocks are tokenizers'; bpe_lab's builder and GPT-2's files are the answer,
+    # and so is tokenizers' own ByteLevelBPETokenizer, which assembles the blocks itself: trapped in the
+    # kernel's first run only, as a grading kernel's bpe_lab is the only package the grader can stub)
+    "build_pipeline": (
+        "bpe_lab.bytelevel.hf_pipeline.hf_tokenizer",
+        "bpe_lab.bytelevel.files.write_gpt2_files",
+        "tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__",
+    ),
     "pair_processor": ("bpe_lab.grading.check.production.template_reference",),
 }
 
@@ -160,9 +176,9 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
     "encoding": ("encode_word", "decode"),
     "complexity": ("pair_deltas", "merge_and_update", "build_index", "merge_indexed", "train_indexed"),
     "bytelevel": ("bytes_to_unicode", "encode_bytelevel", "decode_bytelevel", "train_bytelevel"),
-    "variants": ("longest_match", "viterbi", "sp_decode", "han_pretokenize"),
+    "variants": ("longest_match", "viterbi", "sp_decode"),
     "wild": ("pretokenize_digits", "pretokenize_zh", "never_emitted"),
-    "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts"),
+    "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts", "encode_stream"),
     "production": ("build_pipeline", "pair_processor"),
 }
 

@@ -11,12 +11,14 @@ ones are:
 - a trainer that reads a file gets one written in the kernel by
   ``check.text_file(TEXT)`` (as the fixed cases do), and its vocabulary
   comes back as a size and a sorted set, its merges as an exact list (CS336);
-- a Han pre-tokenizer is judged by ``check.han_cuts`` (each Han run whole)
-  and by its pieces joining back to the text;
 - a tokenizer is built in the call, ``Tokenizer({**{i: bytes([i]) ...}, 256:
   ...}, merges, specials)``, from a vocabulary trained here on a few words;
 - long runs of one byte are written ``b'a' * 5000``, so that a token far past
-  a read window keeps the call short.
+  a read window keeps the call short;
+- a streaming encoder is handed a ``check.MeteredText`` of the text, and the
+  call sends back the ids it yields and its largest read and most bytes held,
+  each raised to the grader's bound (``max(f.most_held, LIMIT)``): equal to
+  the bound when within it, the figure itself when over.
 
 The references are chapter 04's, 07's and 08's checks (``index_words``,
 ``merge_in_index``, ``digit_pieces``, ``unemitted_tokens``, ``chunk_boundaries``
@@ -40,8 +42,7 @@ import regex
 from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.train_fast import learn_merges
 from bpe_lab.grading.check.complexity import index_words, merge_in_index
-from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
-from bpe_lab.grading.check.variants import han_cuts
+from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, held_limit, merged_counts
 from bpe_lab.grading.check.wild import digit_pieces, unemitted_tokens, zh_pieces
 from bpe_lab.grading.generators import (
     CASES_PER_TASK,
@@ -155,7 +156,7 @@ def _train_bytelevel_inputs(rng: random.Random) -> list[Args]:
     return _draw(make)
 
 
-# ------------------------------------------------------------ 06 and 07 pre-tokenizers
+# ------------------------------------------------------------ 07 pre-tokenizers
 
 #: Han runs, several outside [\u4e00-\u9fa5]: 䶮 㐀 (Extension A), 豈 (compatibility), 𠮷 (plane 2),
 #: 龦 (after U+9FA5), 〇 (a number), 々 (an iteration mark)
@@ -166,24 +167,6 @@ _ZH_SEPS = ["", "", " ", "  ", "，", "。", ", ", "\n\n", "、", "\t"]
 
 def _han_text(rng: random.Random) -> str:
     return _mix(rng, _HAN * 2 + _NOT_HAN, _ZH_SEPS, 8)
-
-
-def _whole_runs(text: str) -> list[str]:
-    return [str(piece) for piece in regex.findall(r"\p{Han}+|\P{Han}+", text)]
-
-
-def _han_pretokenize(text: str) -> Args:
-    """Each Han run whole, and the pieces join back to the text."""
-    return han_cuts(_whole_runs, text), text
-
-
-def _han_call(name: str, args: Args) -> str:
-    return f"(lambda t: (check.han_cuts({name}, t), ''.join({name}(t))))({args[0]!r})"
-
-
-@register("06_variants_han_pretokenize", _han_pretokenize, _han_call)
-def _han_pretokenize_inputs(rng: random.Random) -> list[Args]:
-    return _draw(lambda: (_han_text(rng),))
 
 
 _NUMBERS = ["²", "½", "Ⅻ", "٣٤٥٦٧", "１２３４", "3.14159", "1,000,000"]
@@ -329,6 +312,61 @@ def _merge_counts_inputs(rng: random.Random) -> list[Args]:
         return {t: rng.randint(1, 9) for t in rng.sample(_PRETOKENS, rng.randint(0, 4))}
 
     return _draw(lambda: ([counter() for _ in range(rng.randint(1, 5))], True))
+
+
+_STREAM_WORDS = [
+    "I'll",
+    " you'll",
+    " we're",
+    " they've",
+    " it's",
+    " don't",
+    " low",
+    " lower",
+    "  ",
+    "\n\n",
+    " naïve",
+    " 今天",
+]
+
+
+def _encode_stream(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], text: str, block: int) -> Args:
+    """The ids of the whole text, the block size (no read may be larger) and
+    the most bytes a function may hold (``held_limit``): the call caps the
+    kernel's two figures at these, so a function within them gives exactly this."""
+    tokenizer = tokenizer_of(tail, merges, [])
+    return tokenizer.encode(text), block, held_limit(tokenizer, text, block)
+
+
+def _encode_stream_call(name: str, args: Args) -> str:
+    tail, merges, text, block = args
+    limit = _encode_stream(tail, merges, text, block)[2]
+    return (
+        f"(lambda t, f: (f.drain(t, {name}(t, f, {block})), max(f.largest_read, {block}), max(f.most_held, {limit})))"
+        f"({tokenizer_source(tail, merges, [])}, check.MeteredText({text!r}))"
+    )
+
+
+@register("08_scale_encode_stream", _encode_stream, _encode_stream_call)
+def _encode_stream_inputs(rng: random.Random) -> list[Args]:
+    docs = python_docs()
+
+    def make() -> Args | None:
+        train = "".join(rng.choice(_STREAM_WORDS) for _ in range(rng.randint(20, 40)))
+        vocab, merges = trained_on(train, 256 + rng.randint(4, 24), [])
+        parts = []
+        for _ in range(rng.randint(3, 8)):
+            start = rng.randrange(len(docs) - 100)
+            parts.append(docs[start : start + rng.randint(10, 90)] if rng.random() < 0.6 else rng.choice(_STREAM_WORDS))
+        text, block = "".join(parts), rng.choice([1, 2, 3, 5, 8, 16, 32])
+        tail = {i: t for i, t in vocab.items() if i >= 256}
+        return (
+            (tail, merges, text, block)
+            if len(text.encode()) > 2 * _encode_stream(tail, merges, text, block)[2]
+            else None
+        )
+
+    return _draw(make)
 
 
 #: The grade_ids this module adds to ``GENERATORS``.

@@ -174,7 +174,10 @@ def view(
     ``real_checks``: self-checks (``check_X``) the kernel runs for real, with
     what they reach: those whose cases the grader cannot send (``visible``)."""
     source_dir = source_dir or package_dir()
-    stop, real_checks = tuple(stop), tuple(real_checks)
+    # a forbidden function of another library (exercise 09's ByteLevelBPETokenizer) has no stub here:
+    # this view is of bpe_lab only, so only the first run's trap in the kernel takes that one away
+    stop = tuple(p for p in stop if p.split(".")[0] == "bpe_lab")
+    real_checks = tuple(real_checks)
     keep, texts = _planned(frozenset(roots), stop, frozenset(answers), real_checks, source_dir)
     copy = target / "bpe_lab"
     shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

@@ -113,7 +113,7 @@ def _own_answers(grade_id: str, visible: str, declared: list[str]) -> tuple[str,
 def _function_name(cases: tuple[HiddenCase, ...], defined: set[str]) -> str:
     """The learner's function the hidden calls test: of the functions the
     solution defines, the one they name most (called, or handed to a check:
-    ``check.han_cuts(han_pretokenize, ...)``); else the name they call most
+    ``check.work_growth(train_indexed)``); else the name they call most
     (not ``set`` in ``sorted(set(...))``, nor ``Counter``)."""
     named: Counter[str] = Counter()
     called: Counter[str] = Counter()

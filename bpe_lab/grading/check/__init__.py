@@ -49,7 +49,13 @@ from bpe_lab.grading.check.hidden import HiddenCases
 from bpe_lab.grading.check.instruments import work_growth
 from bpe_lab.grading.check.production import check_build_pipeline, check_pair_processor, templated, word_tokenizer
 from bpe_lab.grading.check.runner import CheckFailed
-from bpe_lab.grading.check.scale import check_count_chunk, check_find_chunk_boundaries, check_merge_counts
+from bpe_lab.grading.check.scale import (
+    MeteredText,
+    check_count_chunk,
+    check_encode_stream,
+    check_find_chunk_boundaries,
+    check_merge_counts,
+)
 from bpe_lab.grading.check.training import (
     Mistake,
     check_count_pairs,
@@ -59,12 +65,10 @@ from bpe_lab.grading.check.training import (
     find_first_mistake,
 )
 from bpe_lab.grading.check.variants import (
-    check_han_pretokenize,
     check_longest_match,
     check_sp_decode,
     check_viterbi,
     han_cuts,
-    han_ranges_missed,
     han_words_learned,
 )
 from bpe_lab.grading.check.wild import check_never_emitted, check_pretokenize_digits, check_pretokenize_zh
@@ -98,9 +102,7 @@ __all__ = [
     "check_longest_match",
     "check_viterbi",
     "check_sp_decode",
-    "check_han_pretokenize",
     "han_cuts",
-    "han_ranges_missed",
     "han_words_learned",
     "check_pretokenize_digits",
     "check_pretokenize_zh",
@@ -108,6 +110,8 @@ __all__ = [
     "check_find_chunk_boundaries",
     "check_count_chunk",
     "check_merge_counts",
+    "check_encode_stream",
+    "MeteredText",
     "check_build_pipeline",
     "check_pair_processor",
     "word_tokenizer",

@@ -8,7 +8,12 @@ recognise the usual mistakes of assembling a Hugging Face pipeline:
   tokens written in GPT-2's printable characters, ``ByteLevel`` with
   ``add_prefix_space=False``, the special tokens added with their ids. The
   reference is bpe_lab's own ``encode``; a wrong first id says which part
-  is off (a prefix space, a byte's id, a special token cut into pieces);
+  is off (a prefix space, a byte's id, a special token cut into pieces).
+  ``tokenizers.implementations.ByteLevelBPETokenizer`` assembles the same
+  blocks, so it is one of the task's answers (``answers.ANSWERS``): the
+  check's guard and the grader's first run trap it in the kernel (the
+  grader's second run, whose ``bpe_lab`` has the answers without a body,
+  cannot take away another library's class: there it is the kernel's word);
 - ``pair_processor(tokenizer, bos, sep)`` must return a
   ``TemplateProcessing`` for ``bos $A`` and ``bos $A sep $B:1 sep:1``.
   ``word_tokenizer`` makes a small ``WordLevel`` tokenizer to try it on,

@@ -1,4 +1,4 @@
-"""Chapter 08's checks: safe chunk boundaries, one chunk's pre-token counts, merging them.
+"""Chapter 08's checks: safe chunk boundaries, one chunk's pre-token counts, merging them, encoding a stream.
 
 What this adds to ``runner``: the references of the counting pipeline that
 Stanford CS336's assignment 1 has learners write, and hints that recompute
@@ -12,7 +12,22 @@ the usual mistakes to recognise them:
   and reads a file in windows;
 - ``chunk_counts`` counts the GPT-2 pre-tokens of one chunk, special tokens
   cut out first and never counted;
-- ``merged_counts`` adds the counts of all chunks, changing none of them.
+- ``merged_counts`` adds the counts of all chunks, changing none of them;
+- ``stream_ids`` encodes a file read a block at a time, yielding the ids of
+  what more text cannot change (notebook 08's ``encode_iterable``, smaller:
+  GPT-2's pattern, no special tokens). ``MeteredText`` is the file its check
+  and the grader's hidden calls hand the learner's function: it records the
+  largest read and the most bytes read but not yet given back as ids. The
+  grader judges what the call sends back in its own process: the ids against
+  ``Tokenizer.encode`` of the whole text, the figures against its own bounds
+  (the block size, and ``held_limit``, computed in the grader). The ids
+  cannot be forged more cheaply than computed (``tokenizer.encode(f.read())``
+  is allowed, and right). The two figures are measured in the kernel, so
+  they remain the kernel's word: they are read-only properties, but a
+  submission that patches ``MeteredText`` (or its private counters) can
+  report a bounded memory it did not keep. That is the one thing this task
+  grades that a hostile kernel can forge; it costs deliberate tampering,
+  which the similarity report and a person reading the code can see.
 
 Counting chunk by chunk and adding the counts gives the whole text's counts
 exactly when no cut splits a pre-token or a special token:
@@ -27,13 +42,17 @@ True
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.grading.check.runner import CheckFailed, call, compare, fail, passed, rng, run_cases, short
+
+if TYPE_CHECKING:
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
 
 __all__ = [
     "chunk_boundaries",
@@ -42,6 +61,12 @@ __all__ = [
     "check_find_chunk_boundaries",
     "check_count_chunk",
     "check_merge_counts",
+    "MeteredText",
+    "stream_ids",
+    "streamed",
+    "held_limit",
+    "stream_tokenizer",
+    "check_encode_stream",
 ]
 
 ENDOFTEXT = "<|endoftext|>"
@@ -342,3 +367,208 @@ def _merge_verdict(got: Any, counts: list[Counter[str]]) -> str | None:
     if dict(got) == overwritten:
         hint = ": dict.update (and {**a, **b}) replaces a count with the later one; add them (Counter.update adds)"
     return f"expected {short(dict(expected), 100)}, got {short(dict(got), 100)}{hint}"
+
+
+# ------------------------------------------------ task 4: encoding a file in bounded memory
+
+#: How many characters past a pre-token's start GPT-2's pattern may look to
+#: decide it (``'ll``, ``'re``, ``'ve``): ``bytelevel.streaming.REGEX_REACH``.
+REACH = 3
+
+
+class MeteredText:
+    """A text file open for reading (``read(size)``, ``readline``, iteration)
+    that records how it is read: ``largest_read``, the most characters one
+    call handed over, and ``most_held``, the most bytes read but not yet given
+    back as ids (``drain`` counts the ids as they come), seen at each read.
+
+    The two figures are read-only, so that a function cannot simply reset
+    them (``f.most_held = 0`` raises); but the object runs in the learner's
+    kernel, so what it reports is the kernel's word all the same (see the
+    module's docstring). The grader gets plain numbers and judges them itself.
+
+    >>> f = MeteredText("low lower")
+    >>> f.read(4), f.read(), f.largest_read, f.most_held
+    ('low ', 'lower', 5, 4)
+    """
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._at = 0
+        self._read = 0  # bytes handed over
+        self._given = 0  # bytes the drained ids stand for
+        self._largest = 0
+        self._held = 0
+
+    @property
+    def largest_read(self) -> int:
+        """The most characters one read handed over."""
+        return self._largest
+
+    @property
+    def most_held(self) -> int:
+        """The most bytes read but not yet given back as ids, at any read (and at the end of ``drain``)."""
+        return self._held
+
+    def _hand(self, end: int) -> str:
+        self._held = max(self._held, self._read - self._given)
+        piece = self._text[self._at : max(end, self._at)]
+        self._at += len(piece)
+        self._read += len(piece.encode("utf-8"))
+        self._largest = max(self._largest, len(piece))
+        return piece
+
+    def read(self, size: int | None = -1) -> str:
+        """At most ``size`` characters (all the rest when ``size`` is negative or None)."""
+        whole = size is None or size < 0
+        return self._hand(len(self._text) if whole else self._at + int(size or 0))
+
+    def readline(self, size: int | None = -1) -> str:
+        """The next line, its ``\\n`` kept (at most ``size`` characters)."""
+        end = self._text.find("\n", self._at)
+        end = len(self._text) if end == -1 else end + 1
+        return self._hand(end if size is None or size < 0 else min(end, self._at + size))
+
+    def __iter__(self) -> MeteredText:
+        return self
+
+    def __next__(self) -> str:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def drain(self, tokenizer: Tokenizer, ids: Iterable[int]) -> list[int]:
+        """The ids, taken one at a time, each counted as given back."""
+        out = []
+        for i in ids:
+            out.append(i)
+            self._given += len(tokenizer.vocab.get(i, b"")) if isinstance(i, int) else 0
+        self._held = max(self._held, self._read - self._given)
+        return out
+
+
+def stream_ids(tokenizer: Tokenizer, f: Any, block_chars: int) -> Iterator[int]:
+    """The ids of ``tokenizer.encode(f.read())``, reading ``f`` ``block_chars``
+    characters at a time and yielding each block's settled part before the
+    next read: all but the last pre-token and any pre-token that starts in
+    the last ``REACH`` characters (those may still change once more text
+    comes). A smaller ``encode_iterable``: GPT-2's pattern, no special tokens.
+
+    >>> from bpe_lab.bytelevel.tokenizer import Tokenizer
+    >>> list(stream_ids(Tokenizer.byte_level(), MeteredText("I'll go"), 2)) == list(b"I'll go")
+    True
+    """
+    carry = ""
+    while block := f.read(block_chars):
+        text = carry + block
+        cut = 0
+        for piece in gpt2_pretokenize(text)[:-1]:
+            if cut >= len(text) - REACH:
+                break
+            cut += len(piece)
+        yield from tokenizer.encode(text[:cut])
+        carry = text[cut:]
+    yield from tokenizer.encode(carry)
+
+
+def streamed(tokenizer: Tokenizer, text: str, block_chars: int) -> tuple[list[int], int, int]:
+    """What ``stream_ids`` does with ``text``: its ids, its largest read and
+    the most bytes it held (the bound a learner's function is held to)."""
+    f = MeteredText(text)
+    ids = f.drain(tokenizer, stream_ids(tokenizer, f, block_chars))
+    return ids, f.largest_read, f.most_held
+
+
+def held_limit(tokenizer: Tokenizer, text: str, block_chars: int) -> int:
+    """The most bytes a learner's function may hold, read but not yet given
+    back as ids: what ``stream_ids`` holds, and room for one block more (4
+    bytes a character at most), so that another safe rule passes too."""
+    return streamed(tokenizer, text, block_chars)[2] + 4 * block_chars
+
+
+@functools.cache
+def stream_tokenizer() -> Tokenizer:
+    """A small tokenizer (400 ids, no special tokens) trained on a slice of the
+    docs and on contractions, so that ``'ll`` is a token: cut as ``'l``, ``l``
+    at a block's end it comes out as other ids."""
+    import tempfile
+    from pathlib import Path
+
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
+    from bpe_lab.bytelevel.train import train_bytelevel
+
+    with tempfile.TemporaryDirectory(prefix="bpe-lab-") as folder:
+        path = Path(folder) / "docs.txt"
+        contractions = " I'll you'll we're they've it's don't" * 100
+        path.write_text(_docs().decode("utf-8").replace(ENDOFTEXT, "\n")[:60_000] + contractions, encoding="utf-8")
+        return Tokenizer(*train_bytelevel(path, 400, [], workers=1, progress=False))
+
+
+_STREAM_TEXTS = [
+    ("I'll say it's done, they've gone", 1),  # every contraction is cut across blocks
+    ("I'll say it's done, they've gone", 2),
+    ("don't stop\n\n    indented()\n\n\n", 3),  # runs of white space across blocks
+    ("naïve café 今天 🙂 x=1", 4),
+    ("a" * 300 + " b", 16),  # one pre-token longer than many blocks
+    ("", 8),
+    ("short", 64),
+]
+
+
+def _stream_cases(generator: random.Random) -> list[tuple[str, int]]:
+    docs = _docs().decode("utf-8").replace(ENDOFTEXT, "\n")
+    cases = list(_STREAM_TEXTS)
+    for _ in range(6):
+        start = generator.randrange(len(docs) - 3000)
+        cases.append((docs[start : start + generator.randint(500, 3000)], generator.choice([5, 16, 64, 200])))
+    return cases
+
+
+def check_encode_stream(fn: Callable[[Tokenizer, Any, int], Iterable[int]]) -> None:
+    """``fn(tokenizer, f, block_chars)`` yields ``tokenizer.encode`` of the
+    whole of ``f``, reading at most ``block_chars`` characters at a time and
+    holding no more than ``held_limit`` bytes it has not given back as ids."""
+    tokenizer = stream_tokenizer()
+    docs = _docs().decode("utf-8").replace(ENDOFTEXT, "\n")[:20_000]
+    cases = [*_stream_cases(rng()), (docs, 64)]
+    for text, block in cases:
+        shown = f"encode_stream(tokenizer, {short(text, 50)}, {block})"
+        f = MeteredText(text)
+        got = call(fn, "encode_stream", tokenizer, f, block)
+        if isinstance(got, (str, bytes)) or not isinstance(got, Iterable):
+            fail(shown, f"return (or yield) the ids, got {short(got, 60)}")
+        ids = call(f.drain, "encode_stream", tokenizer, got)  # a generator runs here, guarded too
+        message = _stream_verdict(tokenizer, text, block, ids, f)
+        if message is not None:
+            fail(shown, message)
+    passed("encode_stream", len(cases))
+    print(
+        f"  on {len(docs):,} characters of the docs ({len(docs.encode()):,} bytes) in blocks of 64, yours held at "
+        f"most {f.most_held} bytes not yet encoded at once (stream_ids: {streamed(tokenizer, docs, 64)[2]})"
+    )
+
+
+def _stream_verdict(tokenizer: Tokenizer, text: str, block: int, ids: list[int], f: MeteredText) -> str | None:
+    expected = tokenizer.encode(text)
+    if f.largest_read > block:
+        return (
+            f"one read handed over {f.largest_read} characters: read at most block_chars ({block}) at a time, "
+            "f.read(block_chars), never the whole file (nor a line, which can be as long as the file)"
+        )
+    if ids != expected:
+        at = next((k for k, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))
+        where = len(b"".join(tokenizer.vocab[i] for i in expected[:at]).decode("utf-8", errors="replace"))
+        return (
+            f"the ids differ from tokenizer.encode(text) at id {at} (near {short(text[where : where + 12])}): a "
+            "pre-token cut between two blocks is encoded in two halves; hold back the last pre-token, and any that "
+            f"starts in the last {REACH} characters ('ll needs to see three), and encode them with the next block"
+        )
+    limit = held_limit(tokenizer, text, block)
+    if f.most_held > limit:
+        return (
+            f"the ids are right, but at one read you held {f.most_held} bytes you had read and not yet given back "
+            f"as ids (at most {limit} here): yield the ids of each block's settled part before reading the next "
+            "block (a generator: yield from tokenizer.encode(...)), so that memory stays bounded whatever the file"
+        )
+    return None

@@ -1,15 +1,16 @@
-"""Chapter 06's checks: WordPiece's longest match, unigram Viterbi, SentencePiece decoding, Chinese pre-tokens.
+"""Chapter 06's checks: WordPiece's longest match, unigram Viterbi, SentencePiece decoding; Chinese pre-token helpers.
 
 What this adds to ``runner``: the references in ``bpe_lab.variants``
 (imported inside the checks, like the byte-level ones, so that a problem
 there cannot break the earlier chapters' checks), unigram models where a
 greedy segmentation loses, and hints that tell the variant from BPE. The
 words and merge lists are chapter 03's, so longest match is tried exactly
-where rank replay was. For languages without spaces: a pre-tokenizer that
-cuts Chinese into single characters (the seed-style ``[\u4e00-\u9fa5]``)
-leaves BPE nothing to merge across characters; ``han_words_learned``
-trains on the course's Chinese sentences to show it, and
-``han_ranges_missed`` computes the Han characters that range leaves out.
+where rank replay was. For languages without spaces (chapter 06 shows BPE
+on Chinese; the exercise on the ``[\u4e00-\u9fa5]`` pattern is chapter
+07's, whose check uses these): a pre-tokenizer that cuts Chinese into
+single characters leaves BPE nothing to merge across characters, which
+``han_words_learned`` shows by training on the course's Chinese
+sentences; ``han_cuts`` says where a pre-tokenizer cuts each Han run.
 """
 
 from __future__ import annotations
@@ -23,15 +24,13 @@ from bpe_lab.core.encode import encode_word, longest_match
 from bpe_lab.core.symbols import END_OF_WORD, Pair
 from bpe_lab.core.train import train_bpe
 from bpe_lab.grading.check.encoding import check_decoder, encode_cases, show_word_and_merges
-from bpe_lab.grading.check.runner import compare, fail, random_word_freq, rng, run_cases, short
+from bpe_lab.grading.check.runner import compare, random_word_freq, rng, run_cases, short
 
 __all__ = [
     "check_longest_match",
     "check_viterbi",
     "check_sp_decode",
     "SEED_RANGE",
-    "han_ranges_missed",
-    "check_han_pretokenize",
     "han_cuts",
     "han_words_learned",
 ]
@@ -117,57 +116,10 @@ def check_sp_decode(fn: Callable[[list[str]], str]) -> None:
 #: Unified Ideographs of Unicode 1.1, less the later ones).
 SEED_RANGE = (0x4E00, 0x9FA5)
 
-#: Texts whose Han runs hold characters outside ``SEED_RANGE``: 䶮 (U+4DAE,
-#: Extension A), 豈 (U+F900, a compatibility ideograph), 𠮷 (U+20BB7,
-#: Extension B), 龥 and 龦 on either side of U+9FA5.
-_HAN_TEXTS = [
-    "刘䶮是南汉的皇帝。",
-    "㐀㐁 and 豈更, 𠮷野家",
-    "今天 is 晴天, 2024年的龥龦",
-    "我们\n\n他们  ",
-    "",
-]
-
-
-def han_ranges_missed(lo: int = SEED_RANGE[0], hi: int = SEED_RANGE[1]) -> list[tuple[int, int]]:
-    """The ranges of code points that ``\\p{Han}`` matches and ``[lo-hi]``
-    does not, computed from the ``regex`` module's Unicode data.
-
-    >>> (0x3400, 0x4DBF) in han_ranges_missed()   # CJK Extension A
-    True
-    """
-    han = regex.compile(r"\p{Han}")
-    ranges: list[tuple[int, int]] = []
-    for code in range(0x110000):
-        if lo <= code <= hi or not han.match(chr(code)):
-            continue
-        if ranges and ranges[-1][1] == code - 1:
-            ranges[-1] = (ranges[-1][0], code)
-        else:
-            ranges.append((code, code))
-    return ranges
-
-
-def check_han_pretokenize(fn: Callable[[str], list[str]]) -> None:
-    """``fn(text) -> pre-tokens`` that keep every run of Han characters
-    (``\\p{Han}+``) whole and drop nothing; then BPE trained on the course's
-    Chinese sentences cut by ``fn`` learns tokens of several characters."""
-    from bpe_lab.core.corpora import parallel_sentences
-
-    texts = parallel_sentences("zh") + _HAN_TEXTS
-    run_cases("han_pretokenize", fn, [(t,) for t in texts], _han_verdict, shown=lambda text: short(text, 40))
-    words = han_words_learned(fn, 100)
-    if not words:
-        fail("han_pretokenize", "100 merges learned no token of two Chinese characters: keep each run whole")
-    shown = ", ".join(words[:8])
-    print(
-        f"  with it, 100 merges on parallel_sentences('zh') learn {len(words)} tokens of 2+ Chinese characters: {shown}"
-    )
-
 
 def han_cuts(fn: Callable[[str], list[str]], text: str) -> list[list[str]]:
     """Each maximal run of Han characters of ``text``, as the pre-tokens of
-    ``fn`` cut it (``[run]`` when it stays whole; the hidden tests call this).
+    ``fn`` cut it (``[run]`` when it stays whole).
 
     >>> han_cuts(lambda t: regex.findall(r"[\u4e00-\u9fa5]|\\S", t), "刘䶮 好")
     [['刘', '䶮'], ['好']]
@@ -183,39 +135,11 @@ def han_cuts(fn: Callable[[str], list[str]], text: str) -> list[list[str]]:
     return cuts
 
 
-def _han_verdict(got: object, text: str) -> str | None:
-    if not (isinstance(got, list) and all(isinstance(p, str) for p in got)):
-        return f"return a list of strings, got {short(got, 60)}"
-    if "".join(got) != text:
-        at = next((k for k, (a, b) in enumerate(zip("".join(got), text)) if a != b), min(len("".join(got)), len(text)))
-        lost = text[at] if at < len(text) else ""
-        return f"the pre-tokens must join back to the text: {short(lost)} at offset {at} is lost{_range_hint(lost)}"
-    for pieces in han_cuts(lambda _: got, text):
-        if len(pieces) == 1:
-            continue
-        if all(len(p) == 1 for p in pieces):
-            return (
-                f"{''.join(pieces)!r} is cut into single characters: BPE never merges across pre-tokens, so it could "
-                r"learn no token of two characters: match a run, \p{Han}+, not one character"
-            )
-        after = pieces[1][0]
-        return f"{''.join(pieces)!r} is cut before {after!r}{_range_hint(after)}: keep each Han run in one pre-token"
-    return None
-
-
-def _range_hint(char: str) -> str:
-    if len(char) == 1 and regex.match(r"\p{Han}", char) and not SEED_RANGE[0] <= ord(char) <= SEED_RANGE[1]:
-        return (
-            rf" (U+{ord(char):04X} is a Han character outside [\u4e00-\u9fa5]: match the script, \p{{Han}}, "
-            "not a range)"
-        )
-    return ""
-
-
 def han_words_learned(fn: Callable[[str], list[str]], num_merges: int) -> list[str]:
     """The tokens of two or more Han characters that ``num_merges`` byte-level
     merges learn on ``parallel_sentences("zh")`` cut by ``fn``, most frequent
-    pair first (the hidden tests call this: it needs no answer of chapter 06)."""
+    pair first (chapter 07's check shows them for the learner's pattern and
+    for the ``[\u4e00-\u9fa5]`` one, which learns none)."""
     from collections import Counter
 
     from bpe_lab.core.corpora import parallel_sentences
