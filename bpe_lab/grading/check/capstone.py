@@ -131,6 +131,8 @@ def _split_hint(expected: list[tuple[str, bool]], got: Any, text: str, specials:
         return ": return a list of (piece, is_special) pairs"
     if "".join(str(piece) for piece, _ in got) != text:
         return ": joining the pieces must give the text back: escape each token (regex.escape) and keep every character"
+    if any(special and piece not in specials for piece, special in got):
+        return ": a piece marked True is not one of the special tokens: a token is text, not a regex (regex.escape)"
     if any(piece == "" for piece, _ in got):
         return ": leave out empty ordinary pieces (between two special tokens, at the start or the end)"
     if sum(special for _, special in got) > sum(special for _, special in expected):
@@ -204,15 +206,15 @@ def _train_hint(
         return ": return a tuple (vocab, merges): a dict id -> bytes and a list of pairs of bytes"
     vocab, merges = got
     if merges == expected[1]:
-        wrong = next((i for i in sorted(set(vocab) | set(expected[0])) if vocab.get(i) != expected[0].get(i)), None)
+        wrong = next((f"id {i}" for i, token in sorted(expected[0].items()) if vocab.get(i) != token), "extra ids")
         return (
-            f": the merges are right, the vocabulary is not (id {wrong}): ids 0-255 are the bytes, then the special "
+            f": the merges are right, the vocabulary is not ({wrong}): ids 0-255 are the bytes, then the special "
             "tokens in the order given, then one id per merge, in merge order"
         )
-    if pattern != GPT2_PATTERN and merges == trained(text, size, specials, GPT2_PATTERN)[1][: len(merges)]:
+    if merges and pattern != GPT2_PATTERN and merges == trained(text, size, specials, GPT2_PATTERN)[1][: len(merges)]:
         return ": these are GPT-2's pattern's merges: cut with the pattern you are given, regex.findall(pattern, ...)"
-    if specials and any(s.encode() in a + b for s in specials for a, b in merges if isinstance(a + b, bytes)):
-        return ": a merge holds a special token: cut the special tokens out first, and count only the text between"
+    if merges and specials and merges == trained(text, size, [], pattern)[1][: len(merges)]:
+        return ": these merges count the special tokens' text: cut them out first, and count only the text between"
     if len(merges) != len(expected[1]):
         return (
             f": {len(merges)} merges where {len(expected[1])} were expected: vocab_size counts the 256 bytes and "
