@@ -31,7 +31,6 @@ tiktoken = pytest.importorskip("tiktoken")
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = nbformat.read(ROOT / "solutions" / "10_capstone.ipynb", as_version=4)
-TASKS = ["split_specials", "train", "my_tokenizer", "save_and_load"]
 
 
 def solved() -> dict[str, object]:
@@ -53,10 +52,10 @@ def test_the_tasks_and_their_points():
     assert [(t.grade_id, t.points) for t in tasks] == [
         ("10_capstone_split_specials", 2),
         ("10_capstone_train", 4),
-        ("10_capstone_my_tokenizer", 4),
-        ("10_capstone_save_and_load", 2),
+        ("10_capstone_my_tokenizer", 6),
     ]
-    assert {t.name for t in tasks[2:]} == {"MyTokenizer"}
+    assert tasks[2].name == "MyTokenizer"
+    assert {c.call.split("(")[0] for c in tasks[2].cases} == {"MyTokenizer", "check.reloaded"}  # encode, decode, saved
     for task in tasks:  # every task forbids every answer of the chapter
         assert set(task.forbid) == set(forbidden(*CHAPTERS["capstone"])), task.grade_id
 
@@ -65,12 +64,11 @@ def test_the_solution_passes_its_checks_and_the_class_checks_run_in_the_kernel()
     """``record`` runs each self-check on the solution in this process (a
     failure raises). The grader judges the function tasks' calls itself;
     the class's first case is GPT-2's vocabulary, too large to send, so a
-    grading kernel runs those two checks for real (``visible``)."""
+    grading kernel runs that check for real (``visible``)."""
     visible = record(SOLUTION, load_tasks(SOLUTION))
     sent = {gid.removeprefix("10_capstone_"): len(v.sources()) for gid, v in visible.items()}
     assert sent["split_specials"] == 11 and sent["train"] == 9, sent
-    assert sent["my_tokenizer"] == sent["save_and_load"] == 0, sent
-    assert visible["10_capstone_my_tokenizer"].partial and visible["10_capstone_save_and_load"].partial
+    assert sent["my_tokenizer"] == 0 and visible["10_capstone_my_tokenizer"].partial, sent
 
 
 def test_the_answers_are_forbidden_and_resolve():
@@ -194,7 +192,7 @@ def test_each_class_mistake_has_its_hint(mistake, hint):
 @pytest.mark.parametrize("mistake", [_LastSaved, _PatternLost])
 def test_a_load_that_does_not_read_what_was_saved_fails(mistake):
     with pytest.raises(check.CheckFailed, match="save must write everything load needs"):
-        check.check_save_and_load(mistake)
+        check.check_my_tokenizer(mistake)
 
 
 # ------------------------------------------------------------------ generated cases
@@ -333,7 +331,7 @@ def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
     solution, exercise = reports["solution"], reports["exercise"]
     assert solution.total == 12 and solution.pending == 2 and solution.max_total == 14, solution.tasks
     graded = [t for t in solution.tasks if t.cases]
-    assert len(graded) == 4 and all(t.passed == t.cases > 5 for t in graded), solution.tasks
+    assert len(graded) == 3 and all(t.passed == t.cases > 5 for t in graded), solution.tasks
     assert exercise.total == 0, exercise.tasks
 
 
@@ -344,5 +342,4 @@ def test_a_delegating_submission_scores_zero_and_names_what_it_called(reports):
             continue  # unconfined, a kernel may import what the machine has
         assert tasks[gid].points == 0, tasks[gid]
         assert path in tasks[gid].message, tasks[gid].message
-    assert tasks["10_capstone_save_and_load"].points == 0, tasks["10_capstone_save_and_load"]
     assert reports["delegating"].sandbox == "" or jail.bwrap() is None

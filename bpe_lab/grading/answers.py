@@ -185,8 +185,6 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         f"{_ENCODERS}.byte_pair_encode",
         f"{_ENCODERS}.scan_merge_ids",
         f"{_ENCODERS}.heap_merge_ids",
-    ),
-    "save_and_load": (
         f"{_TOKENIZER}.save",
         f"{_TOKENIZER}.load",
         f"{_TOKENIZER}.from_files",
@@ -209,7 +207,7 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
     "wild": ("pretokenize_digits", "pretokenize_zh", "never_emitted"),
     "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts"),
     "production": ("build_pipeline", "pair_processor"),
-    "capstone": ("split_specials", "train_with_pattern", "my_tokenizer", "save_and_load"),
+    "capstone": ("split_specials", "train_with_pattern", "my_tokenizer"),
 }
 
 

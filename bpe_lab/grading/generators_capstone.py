@@ -1,6 +1,6 @@
 """Generated cases for exercise 10, the capstone: a GPT-4-style tokenizer of one's own.
 
-What this adds over ``generators_production`` (chapter 09): the four tasks
+What this adds over ``generators_production`` (chapter 09): the three tasks
 of chapter 10, whose inputs come with a pattern, drawn from GPT-2's,
 cl100k's (GPT-4's), o200k's and Llama 3's (``check.capstone.CAPSTONE_PATTERNS``),
 so that code which cuts with one pattern whatever it is given fails:
@@ -14,12 +14,12 @@ so that code which cuts with one pattern whatever it is given fails:
 - the class, built in the call from a vocabulary trained here
   (``MyTokenizer({**{i: bytes([i]) ...}, 256: ...}, merges, specials,
   pattern)``): ``.encode(TEXT)`` against ``Tokenizer.encode`` with the
-  same pattern, or ``.decode(IDS)`` of ids that may cut a character;
-- ``check.reloaded(MyTokenizer(...), TEXT)``: saved, moved, loaded, and
+  same pattern, ``.decode(IDS)`` of ids that may cut a character, and
+  ``check.reloaded(MyTokenizer(...), TEXT)``: saved, moved, loaded, and
   encoding with what was loaded gives ``Tokenizer.encode``'s ids.
 
->>> source = GENERATORS["10_capstone_save_and_load"].source
->>> source("MyTokenizer", ({256: b"ab"}, [(b"a", b"b")], [], "x", "abc"))[:45]
+>>> source = GENERATORS["10_capstone_my_tokenizer"].source
+>>> source("MyTokenizer", ({256: b"ab"}, [(b"a", b"b")], [], "x", "reloaded", "abc"))[:45]
 'check.reloaded(MyTokenizer({**{i: bytes([i]) '
 """
 
@@ -127,45 +127,34 @@ def _trained_tokenizer(rng: random.Random) -> tuple[dict[int, bytes], list[Any],
 
 
 def _use(tail: dict[int, bytes], merges: list[Any], specials: list[str], pattern: str, how: str, arg: Any) -> Any:
-    """``how`` is encode (``arg``: a text) or decode (``arg``: ids)."""
+    """``how`` is encode (``arg``: a text), decode (``arg``: ids) or reloaded
+    (``arg``: a text, encoded by the tokenizer saved and loaded again)."""
     reference = _reference(tail, merges, specials, pattern)
-    return reference.encode(arg) if how == "encode" else reference.decode(arg)
+    return reference.decode(arg) if how == "decode" else reference.encode(arg)
 
 
 def _use_call(name: str, args: Args) -> str:
     *made, how, arg = args
+    if how == "reloaded":
+        return f"check.reloaded({_tokenizer_source(name, *made)}, {arg!r})"
     return f"{_tokenizer_source(name, *made)}.{how}({arg!r})"
+
+
+#: What each of the class's cases does, in order: ids, the text back from ids, ids after a save and a load.
+_USES = ("encode", "encode", "decode", "reloaded", "reloaded")
 
 
 @register("10_capstone_my_tokenizer", _use, _use_call, name="MyTokenizer")
 def _tokenizer_inputs(rng: random.Random) -> list[Args]:
     out: list[Args] = []
-    for number in range(CASES_PER_TASK):
+    for how in _USES[:CASES_PER_TASK]:
         tail, merges, specials, pattern = _trained_tokenizer(rng)
         text = _text(rng, specials)
-        if number < 3:
-            out.append((tail, merges, specials, pattern, "encode", text))
-        else:  # ids cut anywhere, a character's first byte perhaps left alone: U+FFFD
+        if how == "decode":  # ids cut anywhere, a character's first byte perhaps left alone: U+FFFD
             ids = _reference(tail, merges, specials, pattern).encode(text)
-            out.append((tail, merges, specials, pattern, "decode", ids[: rng.randint(0, len(ids))] + [0xE4]))
-    return out
-
-
-def _reloaded(tail: dict[int, bytes], merges: list[Any], specials: list[str], pattern: str, text: str) -> list[int]:
-    return _reference(tail, merges, specials, pattern).encode(text)
-
-
-def _reloaded_call(name: str, args: Args) -> str:
-    *made, text = args
-    return f"check.reloaded({_tokenizer_source(name, *made)}, {text!r})"
-
-
-@register("10_capstone_save_and_load", _reloaded, _reloaded_call, name="MyTokenizer")
-def _save_load_inputs(rng: random.Random) -> list[Args]:
-    out: list[Args] = []
-    for _ in range(CASES_PER_TASK):
-        tail, merges, specials, pattern = _trained_tokenizer(rng)
-        out.append((tail, merges, specials, pattern, _text(rng, specials)))
+            out.append((tail, merges, specials, pattern, how, ids[: rng.randint(0, len(ids))] + [0xE4]))
+        else:
+            out.append((tail, merges, specials, pattern, how, text))
     return out
 
 

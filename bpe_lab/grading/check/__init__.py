@@ -38,7 +38,6 @@ from bpe_lab.grading.check.bytelevel import (
 )
 from bpe_lab.grading.check.capstone import (
     check_my_tokenizer,
-    check_save_and_load,
     check_split_specials,
     check_train_with_pattern,
     reloaded,
@@ -124,6 +123,5 @@ __all__ = [
     "check_train_with_pattern",
     "split_five_languages",
     "check_my_tokenizer",
-    "check_save_and_load",
     "reloaded",
 ]
