@@ -24,14 +24,14 @@ that tell the usual mistakes apart:
   saved last, or that reads anything but the one file, fails). One task: a
   class is one answer cell, and each answer cell is one task's.
 
-Why the class checks hand GPT-2's tokenizer over first: the grader replays
-a self-check on the values a grading kernel sends back (``visible``), and
-an instance of the learner's class is not a value it can send. GPT-2's
-vocabulary is too large to send as arguments, so the grader judges none of
-this check's calls itself; a grading kernel runs them for real (as
-chapter 07's, which take a ``Tokenizer``): their failure costs the task,
-and the hidden cases decide the score. ``tests/test_grading_capstone.py``
-checks that it stays so.
+Why the class's check hands GPT-2's tokenizer over first: the grader
+replays a self-check on the values a grading kernel sends back
+(``visible``), and an instance of the learner's class is not a value it
+can send. GPT-2's vocabulary is too large to send as arguments, so the
+grader judges none of this check's calls itself; a grading kernel runs it
+for real (as chapter 07's, which take a ``Tokenizer``): its failure costs
+the task, and the hidden cases decide the score.
+``tests/test_grading_capstone.py`` checks that it stays so.
 
 ``bpe_lab.bytelevel`` is imported inside the functions, as in ``bytelevel``.
 
