@@ -166,6 +166,49 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__",
     ),
     "pair_processor": ("bpe_lab.grading.check.production.template_reference",),
+    # 10 capstone (the patterns are strings, free to read, and so is what cuts with them: a regex's findall)
+    "split_specials": (
+        "bpe_lab.grading.check.capstone.split_reference",
+        "bpe_lab.core.pretokenize.split_special",
+        "bpe_lab.core.pretokenize.special_token_pattern",
+        "bpe_lab.bytelevel.specials.SpecialTokens.to_encode",
+    ),
+    "train_with_pattern": (
+        "bpe_lab.grading.check.capstone.trained",
+        "bpe_lab.bytelevel.train.train_bytelevel",
+        "bpe_lab.bytelevel.train.count_pretokens",
+        "bpe_lab.bytelevel.train._count_chunk",
+        "bpe_lab.bytelevel.train.build_vocab",
+        "bpe_lab.bytelevel.merge_learner.learn_bytelevel_merges",
+        "bpe_lab.core.train_fast.learn_merges",
+        "bpe_lab.core.train_fast.train_fast",
+        "bpe_lab.core.train_fast._Trainer.merge",
+        f"{_TRAIN}.train_bpe",
+        f"{_TRAIN}.train_trace",
+        f"{_TRAIN}._rounds",
+        f"{_TRAIN}.pick_pair",
+    ),
+    "my_tokenizer": (
+        f"{_TOKENIZER}.encode",
+        f"{_TOKENIZER}.encode_ordinary",
+        f"{_TOKENIZER}.encode_iterable",
+        f"{_TOKENIZER}._encode_piece",
+        f"{_TOKENIZER}.decode",
+        f"{_TOKENIZER}.decode_bytes",
+        f"{_ENCODERS}.replay_merges",
+        f"{_ENCODERS}.scan_merges",
+        f"{_ENCODERS}.heap_merges",
+        f"{_ENCODERS}.byte_pair_encode",
+        f"{_ENCODERS}.scan_merge_ids",
+        f"{_ENCODERS}.heap_merge_ids",
+        f"{_TOKENIZER}.save",
+        f"{_TOKENIZER}.load",
+        f"{_TOKENIZER}.from_files",
+        "bpe_lab.bytelevel.files.write_tokenizer_file",
+        "bpe_lab.bytelevel.files.read_tokenizer_file",
+        "bpe_lab.bytelevel.files.write_gpt2_files",
+        "bpe_lab.bytelevel.files.read_gpt2_files",
+    ),
 }
 
 #: the exercises of each chapter's notebook: a learner writes all of them, so
@@ -180,6 +223,7 @@ CHAPTERS: dict[str, tuple[str, ...]] = {
     "wild": ("pretokenize_digits", "pretokenize_zh", "never_emitted"),
     "scale": ("find_chunk_boundaries", "count_chunk", "merge_counts", "encode_stream"),
     "production": ("build_pipeline", "pair_processor"),
+    "capstone": ("split_specials", "train_with_pattern", "my_tokenizer"),
 }
 
 

@@ -372,4 +372,5 @@ def _encode_stream_inputs(rng: random.Random) -> list[Args]:
 #: The grade_ids this module adds to ``GENERATORS``.
 REGISTERED = tuple(g for g in GENERATORS if g not in _BEFORE)
 
+import bpe_lab.grading.generators_capstone  # noqa: E402, F401 - chapter 10's, not in REGISTERED
 import bpe_lab.grading.generators_production  # noqa: E402, F401 - chapter 09's, not in REGISTERED

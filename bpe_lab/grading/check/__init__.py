@@ -19,7 +19,7 @@ What this package adds over its modules: one namespace for the notebooks
 every check shares is in ``runner``; each chapter's cases, references and
 hints are in a module of their own (``compression`` for 01, ``training``
 02, ``encoding`` 03, ``complexity`` 04, with the ``instruments`` that count what a trainer
-touches, ``bytelevel`` 05, ``variants`` 06, ``wild`` 07, ``scale`` 08, ``production`` 09).
+touches, ``bytelevel`` 05, ``variants`` 06, ``wild`` 07, ``scale`` 08, ``production`` 09, ``capstone`` 10).
 ``find_first_mistake`` is the reference for the "find the mistake" task.
 ``HiddenCases`` (``hidden``) is what a test cell's hidden tests are written
 with: it counts the cases right and makes the cell's value its score, so
@@ -35,6 +35,13 @@ from bpe_lab.grading.check.bytelevel import (
     check_encode_bytelevel,
     check_train_bytelevel,
     text_file,
+)
+from bpe_lab.grading.check.capstone import (
+    check_my_tokenizer,
+    check_split_specials,
+    check_train_with_pattern,
+    reloaded,
+    split_five_languages,
 )
 from bpe_lab.grading.check.complexity import (
     check_build_index,
@@ -116,4 +123,9 @@ __all__ = [
     "check_pair_processor",
     "word_tokenizer",
     "templated",
+    "check_split_specials",
+    "check_train_with_pattern",
+    "split_five_languages",
+    "check_my_tokenizer",
+    "reloaded",
 ]

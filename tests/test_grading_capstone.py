@@ -1,0 +1,345 @@
+"""Exercise 10, the capstone: the checks of ``bpe_lab.grading.check.capstone``,
+their hints, its generated cases, the bytes-per-token table against
+tiktoken, and grading it: the solution scores full marks (its written
+answer pending), the exercise as released 0, and a submission that hands
+each task to the package, or the tokenizer class to tiktoken, 0."""
+
+import random
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+import regex
+from grading_support import grade_solution_exercise_and
+from tokenizer_support import tiktoken_twin
+
+from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.core.patterns import CL100K_PATTERN
+from bpe_lab.core.pretokenize import GPT2_PATTERN
+from bpe_lab.grading import check, jail
+from bpe_lab.grading.answers import CHAPTERS, forbidden
+from bpe_lab.grading.cases import generated, usable
+from bpe_lab.grading.check.capstone import EOT, LANGUAGES, split_five_languages, trained
+from bpe_lab.grading.generators import GENERATORS
+from bpe_lab.grading.guard import resolve
+from bpe_lab.grading.tasks import load_tasks
+from bpe_lab.grading.visible import record
+
+tiktoken = pytest.importorskip("tiktoken")
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTION = nbformat.read(ROOT / "solutions" / "10_capstone.ipynb", as_version=4)
+
+
+def solved() -> dict[str, object]:
+    """The solution's setup and answer cells run here: its functions and its class."""
+    namespace: dict[str, object] = {"__name__": "capstone_solution"}
+    for cell in SOLUTION.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and (meta.get("solution") or meta.get("locked") and not meta.get("grade")):
+            exec(compile(cell.source, meta["grade_id"], "exec"), namespace)  # noqa: S102 - the solution's own cells
+    return namespace
+
+
+SOLVED = solved()
+MyTokenizer = SOLVED["MyTokenizer"]
+
+
+def test_the_tasks_and_their_points():
+    tasks = load_tasks(SOLUTION)
+    assert [(t.grade_id, t.points) for t in tasks] == [
+        ("10_capstone_split_specials", 2),
+        ("10_capstone_train", 4),
+        ("10_capstone_my_tokenizer", 6),
+    ]
+    assert tasks[2].name == "MyTokenizer"
+    assert {c.call.split("(")[0] for c in tasks[2].cases} == {"MyTokenizer", "check.reloaded"}  # encode, decode, saved
+    for task in tasks:  # every task forbids every answer of the chapter
+        assert set(task.forbid) == set(forbidden(*CHAPTERS["capstone"])), task.grade_id
+
+
+def test_the_solution_passes_its_checks_and_the_class_checks_run_in_the_kernel():
+    """``record`` runs each self-check on the solution in this process (a
+    failure raises). The grader judges the function tasks' calls itself;
+    the class's first case is GPT-2's vocabulary, too large to send, so a
+    grading kernel runs that check for real (``visible``)."""
+    visible = record(SOLUTION, load_tasks(SOLUTION))
+    sent = {gid.removeprefix("10_capstone_"): len(v.sources()) for gid, v in visible.items()}
+    assert sent["split_specials"] == 11 and sent["train"] == 9, sent
+    assert sent["my_tokenizer"] == 0 and visible["10_capstone_my_tokenizer"].partial, sent
+
+
+def test_the_answers_are_forbidden_and_resolve():
+    paths = forbidden(*CHAPTERS["capstone"])
+    for path in ("bpe_lab.core.pretokenize.split_special", "bpe_lab.bytelevel.train.train_bytelevel"):
+        assert path in paths
+    assert (
+        "bpe_lab.bytelevel.tokenizer.Tokenizer.encode" in paths
+        and "bpe_lab.bytelevel.tokenizer.Tokenizer.save" in paths
+    )
+    for path in paths:
+        resolve(path)
+
+
+# ------------------------------------------------------------------ hints
+
+
+def _split(longest=True, escape=True, empty=False):
+    def split_specials(text, special_tokens):
+        if not special_tokens:
+            return [(text, False)] if text else []
+        tokens = sorted(special_tokens, key=len, reverse=longest) if longest else list(special_tokens)
+        found = regex.compile("|".join(regex.escape(t) if escape else t for t in tokens))
+        parts, start = [], 0
+        for match in found.finditer(text):
+            if match.start() > start or empty:
+                parts.append((text[start : match.start()], False))
+            parts.append((match.group(), True))
+            start = match.end()
+        if start < len(text):
+            parts.append((text[start:], False))
+        return parts
+
+    return split_specials
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [(_split(longest=False), "longest first"), (_split(escape=False), "regex.escape"), (_split(empty=True), "empty")],
+)
+def test_each_split_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(check.CheckFailed, match=hint):
+        check.check_split_specials(mistake)
+
+
+def _train(pattern=None, specials_in_vocab_last=False):
+    right = SOLVED["train"]
+
+    def train(text, vocab_size, special_tokens, pattern_given):
+        vocab, merges = right(text, vocab_size, special_tokens, pattern or pattern_given)
+        if specials_in_vocab_last:
+            ordered = [t for i, t in sorted(vocab.items()) if t not in {s.encode() for s in special_tokens}]
+            vocab = dict(enumerate(ordered + [s.encode() for s in special_tokens]))
+        return vocab, merges
+
+    return train
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [
+        (_train(pattern=GPT2_PATTERN), "GPT-2's pattern"),
+        (_train(specials_in_vocab_last=True), "the merges are right, the vocabulary is not"),
+        (lambda text, size, specials, pattern: SOLVED["train"](text, size, [], pattern), "special tokens"),
+    ],
+)
+def test_each_training_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(check.CheckFailed, match=hint):
+        check.check_train_with_pattern(mistake)
+
+
+class _GPT2Pattern(MyTokenizer):
+    def __init__(self, vocab, merges, special_tokens, pattern):
+        super().__init__(vocab, merges, special_tokens, GPT2_PATTERN)
+
+
+class _NoSpecials(MyTokenizer):
+    def __init__(self, vocab, merges, special_tokens, pattern):
+        super().__init__(vocab, merges, [], pattern)
+
+
+class _TokenByToken(MyTokenizer):
+    def decode(self, ids):
+        return "".join(self.vocab[i].decode("utf-8", errors="replace") for i in ids)
+
+
+class _LastSaved(MyTokenizer):
+    """A load that gives back whatever was saved last, never reading the file."""
+
+    last = None
+
+    def save(self, path):
+        Path(path).write_text("saved", encoding="utf-8")
+        type(self).last = self
+
+    @classmethod
+    def load(cls, path):
+        return cls.last
+
+
+class _PatternLost(MyTokenizer):
+    @classmethod
+    def load(cls, path):
+        loaded = super().load(path)
+        return cls(loaded.vocab, loaded.merges, loaded.special_tokens, GPT2_PATTERN)
+
+
+@pytest.mark.parametrize(
+    "mistake, hint",
+    [
+        (_NoSpecials, "cut the special tokens out first"),
+        (_GPT2Pattern, "ids of GPT-2's pattern"),
+        (_TokenByToken, "join the bytes of all the ids"),
+    ],
+)
+def test_each_class_mistake_has_its_hint(mistake, hint):
+    with pytest.raises(check.CheckFailed, match=hint):
+        check.check_my_tokenizer(mistake)
+
+
+@pytest.mark.parametrize("mistake", [_LastSaved, _PatternLost])
+def test_a_load_that_does_not_read_what_was_saved_fails(mistake):
+    with pytest.raises(check.CheckFailed, match="save must write everything load needs"):
+        check.check_my_tokenizer(mistake)
+
+
+# ------------------------------------------------------------------ generated cases
+
+
+def test_every_task_gets_generated_cases_that_the_solution_answers():
+    """The generators fit their tasks, differ per student, and the
+    solution's code, run here on the generated calls, gives the grader's
+    expected values (fixed cases too)."""
+    tasks = load_tasks(SOLUTION)
+    namespace = {**SOLVED, "check": check}
+    for task in tasks:
+        assert task.grade_id in GENERATORS and usable(task) == "", (task.grade_id, usable(task))
+        cases = generated(task, "alice", nonce="1")
+        assert len(cases) == 5 and cases != generated(task, "bob", nonce="1"), task.grade_id
+        for case in (*task.cases, *cases):
+            assert eval(case.call, namespace) == case.expected, case.call[:200]  # noqa: S307 - our own calls
+    patterns = {args[3] for args in GENERATORS["10_capstone_train"].inputs(random.Random(5))}
+    assert len(patterns) > 1  # not always cl100k: code that ignores its pattern fails
+
+
+# ------------------------------------------------------------------ bytes per token
+
+
+def _table(notebook: nbformat.NotebookNode) -> dict[str, tuple[int, float, float]]:
+    """The committed output of the bytes-per-token cell: language -> (bytes, yours, GPT-2's)."""
+    cell = next(c for c in notebook.cells if c.cell_type == "code" and "theirs = MyTokenizer(gpt2.vocab" in c.source)
+    text = "".join(o.get("text", "") for o in cell.outputs)
+    rows = re.findall(r"^(\w\w)\s+(\d+)\s+([\d.]+)\s+([\d.]+)$", text, flags=re.M)
+    return {lang: (int(size), float(yours), float(theirs)) for lang, size, yours, theirs in rows}
+
+
+def test_the_bytes_per_token_table_is_tiktokens():
+    """The table the solution prints, recomputed with tiktoken as the oracle:
+    GPT-2's ranks, and the tokenizer trained in the notebook (bpe_lab's
+    trainer, cl100k's pattern), each an Encoding built offline. The learner's
+    class gives the same ids as tiktoken, so the same figures."""
+    training, held_out = split_five_languages()
+    gpt2 = gpt2_tokenizer()
+    theirs_oracle = tiktoken_twin(gpt2)
+    vocab, merges = trained(training, 512, [EOT], CL100K_PATTERN)
+    yours_oracle = tiktoken.Encoding(
+        name="capstone_yours",
+        pat_str=CL100K_PATTERN,
+        mergeable_ranks={token: i for i, token in vocab.items() if token != EOT.encode()},
+        special_tokens={EOT: 256},
+    )
+    mine = MyTokenizer(vocab, merges, [EOT], CL100K_PATTERN)
+    theirs = MyTokenizer(gpt2.vocab, gpt2.merges, [EOT], GPT2_PATTERN)
+    expected = {}
+    for lang in LANGUAGES:
+        text = held_out[lang]
+        size = len(text.encode("utf-8"))
+        assert mine.encode(text) == yours_oracle.encode(text), lang
+        assert theirs.encode(text) == theirs_oracle.encode(text), lang
+        yours, gpt2s = size / len(yours_oracle.encode(text)), size / len(theirs_oracle.encode(text))
+        expected[lang] = (size, round(yours, 2), round(gpt2s, 2))
+    assert _table(SOLUTION) == expected
+    assert expected["en"][2] > 1.5 * max(
+        expected[lang][2] for lang in ("zh", "de", "fr", "es")
+    )  # what the answer explains
+
+
+# ------------------------------------------------------------------ grading
+
+#: a tokenizer class that is tiktoken's: right (checked here), but a grading kernel has no tiktoken
+TIKTOKEN_CLASS = """import pickle
+import tiktoken
+
+
+class MyTokenizer:
+    def __init__(self, vocab, merges, special_tokens, pattern):
+        specials = {s: next(i for i, t in vocab.items() if t == s.encode()) for s in special_tokens}
+        ranks = {t: i for i, t in vocab.items() if i not in specials.values()}
+        self.encoding = tiktoken.Encoding("mine", pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+        self.args = (vocab, merges, special_tokens, pattern)
+
+    def encode(self, text):
+        return self.encoding.encode(text, allowed_special="all")
+
+    def decode(self, ids):
+        return self.encoding.decode(ids)
+
+    def save(self, path):
+        with open(path, "wb") as f:
+            pickle.dump(self.args, f)
+
+    @classmethod
+    def load(cls, path):
+        with open(path, "rb") as f:
+            return cls(*pickle.load(f))
+"""
+
+DELEGATED = {
+    "10_capstone_split_specials": (
+        "import bpe_lab\n"
+        "def split_specials(text, special_tokens):\n"
+        "    return bpe_lab.split_special(text, special_tokens)",
+        "bpe_lab.core.pretokenize.split_special",
+    ),
+    "10_capstone_train": (
+        "import bpe_lab\n"
+        "def train(text, vocab_size, special_tokens, pattern):\n"
+        "    path = check.text_file(text)\n"
+        "    return bpe_lab.train_bytelevel(path, vocab_size, special_tokens, pattern=pattern)",
+        "bpe_lab.bytelevel.train.train_bytelevel",
+    ),
+    "10_capstone_my_tokenizer": (TIKTOKEN_CLASS, "tiktoken"),
+}
+
+
+def test_the_tiktoken_class_is_a_right_answer_outside_a_grading_kernel():
+    """So that its 0 below is the kernel's doing: here it gives bpe_lab's
+    ids with GPT-2's merges and with the notebook's, and survives a save."""
+    namespace: dict[str, object] = {}
+    exec(TIKTOKEN_CLASS, namespace)  # noqa: S102 - the test's own code
+    training, held_out = split_five_languages()
+    gpt2 = gpt2_tokenizer()
+    vocab, merges = trained(training, 512, [EOT], CL100K_PATTERN)
+    for reference, pattern in (
+        (gpt2, GPT2_PATTERN),
+        (Tokenizer(vocab, merges, [EOT], pattern="cl100k"), CL100K_PATTERN),
+    ):
+        mine = namespace["MyTokenizer"](reference.vocab, reference.merges, [EOT], pattern)
+        for text in [*held_out.values(), "I'LL pay 1234567<|endoftext|>"]:
+            assert mine.encode(text) == reference.encode(text)
+            assert check.reloaded(mine, text) == reference.encode(text)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    return grade_solution_exercise_and(tmp_path_factory, "10_capstone", DELEGATED)
+
+
+def test_the_solution_scores_full_marks_and_the_exercise_zero(reports):
+    solution, exercise = reports["solution"], reports["exercise"]
+    assert solution.total == 12 and solution.pending == 2 and solution.max_total == 14, solution.tasks
+    graded = [t for t in solution.tasks if t.cases]
+    assert len(graded) == 3 and all(t.passed == t.cases > 5 for t in graded), solution.tasks
+    assert exercise.total == 0, exercise.tasks
+
+
+def test_a_delegating_submission_scores_zero_and_names_what_it_called(reports):
+    tasks = {t.grade_id: t for t in reports["delegating"].tasks}
+    for gid, (_, path) in DELEGATED.items():
+        if path == "tiktoken" and reports["delegating"].sandbox:
+            continue  # unconfined, a kernel may import what the machine has
+        assert tasks[gid].points == 0, tasks[gid]
+        assert path in tasks[gid].message, tasks[gid].message
+    assert reports["delegating"].sandbox == "" or jail.bwrap() is None
