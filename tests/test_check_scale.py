@@ -14,10 +14,10 @@ from grading_support import grade_solution_exercise_and
 
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.grading import check
-from bpe_lab.grading.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check import CheckFailed
+from bpe_lab.grading.check.answers import CHAPTERS, forbidden
+from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
-from bpe_lab.grading.guard import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "08_scale.ipynb"

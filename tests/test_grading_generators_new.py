@@ -22,13 +22,13 @@ import IPython.display
 import nbformat
 import pytest
 
-from bpe_lab.grading.cases import generated, usable
-from bpe_lab.grading.generators import CASES_PER_TASK
-from bpe_lab.grading.generators_more import REGISTERED
-from bpe_lab.grading.judge import judge
-from bpe_lab.grading.probe import probe_source
-from bpe_lab.grading.sandbox import RESULT_MIME
-from bpe_lab.grading.tasks import Task, load_tasks, nbgrader
+from bpe_lab.grading.authoring.tasks import Task, load_tasks, nbgrader
+from bpe_lab.grading.cases.generated import generated, usable
+from bpe_lab.grading.cases.generators import CASES_PER_TASK
+from bpe_lab.grading.cases.generators_more import REGISTERED
+from bpe_lab.grading.run.probe import probe_source
+from bpe_lab.grading.run.sandbox import RESULT_MIME
+from bpe_lab.grading.score.judge import judge
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 STUDENTS = ["alice", "bob", "carol", "dmitri", "eun-ji", "farah"]

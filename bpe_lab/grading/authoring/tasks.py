@@ -31,11 +31,11 @@ from typing import Any
 
 import nbformat
 
-from bpe_lab.grading.answers import ANSWERS, forbidden
-from bpe_lab.grading.guard import canonical
+from bpe_lab.grading.authoring.release import BEGIN_HIDDEN, END_HIDDEN, released_source, strip_regions
+from bpe_lab.grading.check.answers import ANSWERS, forbidden
+from bpe_lab.grading.check.guard import canonical
+from bpe_lab.grading.check.hidden import MAX_REPR
 from bpe_lab.grading.parsing import parse
-from bpe_lab.grading.probe import MAX_REPR
-from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN, released_source, strip_regions
 
 __all__ = [
     "MAX_REPR",

@@ -42,10 +42,10 @@ import random
 from pathlib import Path
 from typing import Any
 
-from bpe_lab.grading.generators import CASES_PER_TASK, Args
-from bpe_lab.grading.generators_more import GENERATORS  # the table, with chapters 04-08's added
+from bpe_lab.grading.authoring.tasks import HiddenCase, Task
+from bpe_lab.grading.cases.generators import CASES_PER_TASK, Args
+from bpe_lab.grading.cases.generators_more import GENERATORS  # the table, with chapters 04-08's added
 from bpe_lab.grading.parsing import parse
-from bpe_lab.grading.tasks import HiddenCase, Task
 
 __all__ = ["seed_for", "submission_nonce", "usable", "generated", "with_generated"]
 

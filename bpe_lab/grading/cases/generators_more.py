@@ -39,11 +39,7 @@ import regex
 
 from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.train_fast import learn_merges
-from bpe_lab.grading.check.complexity import index_words, merge_in_index
-from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
-from bpe_lab.grading.check.variants import han_cuts
-from bpe_lab.grading.check.wild import digit_pieces, unemitted_tokens, zh_pieces
-from bpe_lab.grading.generators import (
+from bpe_lab.grading.cases.generators import (
     CASES_PER_TASK,
     GENERATORS,
     Args,
@@ -52,6 +48,10 @@ from bpe_lab.grading.generators import (
     tokenizer_source,
     trained_on,
 )
+from bpe_lab.grading.check.complexity import index_words, merge_in_index
+from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, merged_counts
+from bpe_lab.grading.check.variants import han_cuts
+from bpe_lab.grading.check.wild import digit_pieces, unemitted_tokens, zh_pieces
 
 __all__ = ["GENERATORS", "REGISTERED"]
 
@@ -334,4 +334,4 @@ def _merge_counts_inputs(rng: random.Random) -> list[Args]:
 #: The grade_ids this module adds to ``GENERATORS``.
 REGISTERED = tuple(g for g in GENERATORS if g not in _BEFORE)
 
-import bpe_lab.grading.generators_production  # noqa: E402, F401 - chapter 09's, not in REGISTERED
+import bpe_lab.grading.cases.generators_production  # noqa: E402, F401 - chapter 09's, not in REGISTERED

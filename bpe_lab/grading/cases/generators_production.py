@@ -22,8 +22,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bpe_lab.grading.check.production import template_reference
-from bpe_lab.grading.generators import (
+from bpe_lab.grading.cases.generators import (
     CASES_PER_TASK,
     GENERATORS,
     Args,
@@ -32,6 +31,7 @@ from bpe_lab.grading.generators import (
     tokenizer_source,
     trained_on,
 )
+from bpe_lab.grading.check.production import template_reference
 
 __all__ = ["GENERATORS"]
 

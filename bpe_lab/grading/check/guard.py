@@ -141,7 +141,7 @@ def _trap_code(path: str, freevars: tuple[str, ...], kind: str = "plain") -> typ
         f"    {' = '.join(freevars) + ' = None' if freevars else 'pass'}\n"
         f"    {keyword} trap(*args, **kwargs):\n"
         f"        ({names},)\n"
-        f"        __import__('bpe_lab.grading.guard', fromlist=['_reach'])._reach({path!r})\n"
+        f"        __import__('bpe_lab.grading.check.guard', fromlist=['_reach'])._reach({path!r})\n"
         f"{tail}"
         "    return trap\n"
     )

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bpe_lab.grading.feedback import write_feedback
-from bpe_lab.grading.grader import Limits, Report, default_workers, format_report, grade
-from bpe_lab.grading.report import recorded_nonces, write_gradebook
-from bpe_lab.grading.similar_answers import THRESHOLD, Settings, similarity
-from bpe_lab.grading.similarity_report import format_similarity, write_similarity
+from bpe_lab.grading.commands.grader import Limits, Report, default_workers, format_report, grade
+from bpe_lab.grading.score.feedback import write_feedback
+from bpe_lab.grading.score.report import recorded_nonces, write_gradebook
+from bpe_lab.grading.score.similar_answers import THRESHOLD, Settings, similarity
+from bpe_lab.grading.score.similarity_report import format_similarity, write_similarity
 
 __all__ = ["run_grade", "add_grade_command"]
 

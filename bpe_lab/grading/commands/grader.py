@@ -81,22 +81,22 @@ from typing import Any, TypeVar
 
 import nbformat
 
-from bpe_lab.grading.assembly import Step, assemble, probe_only
-from bpe_lab.grading.cases import submission_nonce, with_generated
+from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
+from bpe_lab.grading.cases.generated import submission_nonce, with_generated
 from bpe_lab.grading.check.scratch import process_folder, release
-from bpe_lab.grading.distributions import needs
-from bpe_lab.grading.jail import Confinement, confine, repository
-from bpe_lab.grading.judge import generated_calls, score_written, short
-from bpe_lab.grading.kernel_package import notebook_roots, view
-from bpe_lab.grading.reach import Name
-from bpe_lab.grading.report import Report, TaskResult, format_report, gradebook
-from bpe_lab.grading.roster import Submission, collect
-from bpe_lab.grading.sandbox import Cell, Limits, Outcome, run_cells
-from bpe_lab.grading.stubs import package_dir
-from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
-from bpe_lab.grading.task_score import task_score
-from bpe_lab.grading.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
-from bpe_lab.grading.visible import Visible, record
+from bpe_lab.grading.intake.roster import Submission, collect
+from bpe_lab.grading.intake.submissions import PathLike, read_solutions, read_submission
+from bpe_lab.grading.run.assembly import Step, assemble, probe_only
+from bpe_lab.grading.run.distributions import needs
+from bpe_lab.grading.run.jail import Confinement, confine, repository
+from bpe_lab.grading.run.kernel_package import notebook_roots, view
+from bpe_lab.grading.run.reach import Name
+from bpe_lab.grading.run.sandbox import Cell, Limits, Outcome, run_cells
+from bpe_lab.grading.run.stubs import package_dir
+from bpe_lab.grading.run.visible import Visible, record
+from bpe_lab.grading.score.judge import generated_calls, score_written, short
+from bpe_lab.grading.score.report import Report, TaskResult, format_report, gradebook
+from bpe_lab.grading.score.task_score import task_score
 
 __all__ = [
     "Limits",

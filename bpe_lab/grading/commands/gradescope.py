@@ -44,10 +44,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bpe_lab.grading.grader import Limits, Report, grade
-from bpe_lab.grading.jail import SandboxUnavailable, repository
-from bpe_lab.grading.stubs import package_dir
-from bpe_lab.grading.submissions import PathLike, read_notebook
+from bpe_lab.grading.commands.grader import Limits, Report, grade
+from bpe_lab.grading.intake.submissions import PathLike, read_notebook
+from bpe_lab.grading.run.jail import SandboxUnavailable, repository
+from bpe_lab.grading.run.stubs import package_dir
 
 __all__ = ["SETUP_SH", "RUN_AUTOGRADER", "build_bundle", "results_json", "run_gradescope", "add_gradescope_command"]
 

@@ -40,8 +40,8 @@ from pathlib import Path
 
 import nbformat
 
-from bpe_lab.grading.submissions import PathLike, notebook_files, read_submission
-from bpe_lab.grading.tasks import nbgrader
+from bpe_lab.grading.authoring.tasks import nbgrader
+from bpe_lab.grading.intake.submissions import PathLike, notebook_files, read_submission
 
 __all__ = ["Submission", "grade_ids", "student_from_name", "tell_assignment", "collect"]
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import nbformat
 
-from bpe_lab.grading.probe import FORGET_CELL, probe_source
-from bpe_lab.grading.tasks import Task, load_tasks, nbgrader
+from bpe_lab.grading.authoring.tasks import Task, load_tasks, nbgrader
+from bpe_lab.grading.run.probe import FORGET_CELL, probe_source
 
 __all__ = ["Step", "assemble", "probe_only"]
 

@@ -49,7 +49,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bpe_lab.grading.distributions import allowed, site_dirs
+from bpe_lab.grading.run.distributions import allowed, site_dirs
 
 __all__ = [
     "Confinement",

@@ -45,7 +45,7 @@ from pathlib import Path
 import nbformat
 
 from bpe_lab.grading.parsing import parse
-from bpe_lab.grading.reach import (
+from bpe_lab.grading.run.reach import (
     WHOLE,
     Name,
     aliases,
@@ -57,7 +57,7 @@ from bpe_lab.grading.reach import (
     resolve,
     split_path,
 )
-from bpe_lab.grading.stubs import package_dir, stub_source
+from bpe_lab.grading.run.stubs import package_dir, stub_source
 
 __all__ = ["KERNEL_CHECK", "HELPERS", "notebook_roots", "stubbed", "view"]
 

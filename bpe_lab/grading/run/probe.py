@@ -37,7 +37,7 @@ every new submission (``cases``).
 from __future__ import annotations
 
 from bpe_lab.grading.check.hidden import MAX_REPR
-from bpe_lab.grading.sandbox import RESULT_MIME
+from bpe_lab.grading.run.sandbox import RESULT_MIME
 
 __all__ = ["MAX_REPR", "FORGET_CELL", "probe_source"]
 
@@ -56,7 +56,7 @@ _PROBE = """
 def __bpe_lab_probe():
     from IPython.display import publish_display_data
     from bpe_lab.grading.check.hidden import NotPlain, TooLarge, write_plain
-    from bpe_lab.grading.guard import Delegated, guard
+    from bpe_lab.grading.check.guard import Delegated, guard
 
     results = []
     for case in [{cases}]:

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bpe_lab.grading.parsing import parse
-from bpe_lab.grading.stubs import package_dir
+from bpe_lab.grading.run.stubs import package_dir
 
 __all__ = [
     "Name",
@@ -60,13 +60,13 @@ Name = tuple[str, str]
 
 
 #: Modules a kernel runs as they are: its launcher, the guard, the probe's writer.
-WHOLE = ("bpe_lab.grading.launch", "bpe_lab.grading.guard", "bpe_lab.grading.check.hidden")
+WHOLE = ("bpe_lab.grading.run.launch", "bpe_lab.grading.check.guard", "bpe_lab.grading.check.hidden")
 _CHECK = "bpe_lab.grading.check"
 
 #: Modules a kernel never needs (the instructor's side, the command line, the
 #: benchmarks): absent from the view, importing one raises ImportError.
 KERNEL_PACKAGES = ("bpe_lab.core", "bpe_lab.bytelevel", "bpe_lab.variants", "bpe_lab.ui", _CHECK)
-KERNEL_MODULES = ("bpe_lab", "bpe_lab.grading", "bpe_lab.grading.answers", *WHOLE)
+KERNEL_MODULES = ("bpe_lab", "bpe_lab.grading", "bpe_lab.grading.check.answers", *WHOLE)
 
 
 def kernel_side(module: str) -> bool:

@@ -48,10 +48,10 @@ from typing import Any
 
 import nbformat
 
-from bpe_lab.grading.budget import Budget, remove_new, watch
-from bpe_lab.grading.jail import Confinement
-from bpe_lab.grading.reaper import MARK, new_token, reap
-from bpe_lab.grading.wire import MAX_MESSAGE, manager_class
+from bpe_lab.grading.run.budget import Budget, remove_new, watch
+from bpe_lab.grading.run.jail import Confinement
+from bpe_lab.grading.run.reaper import MARK, new_token, reap
+from bpe_lab.grading.run.wire import MAX_MESSAGE, manager_class
 
 __all__ = [
     "RESULT_MIME",
@@ -144,7 +144,7 @@ def kernel_env(workdir: Path, confinement: Confinement, token: str, outside: dic
     (``reaper``); of ``outside`` only ``KEPT_ENV``."""
     env = {name: outside[name] for name in KEPT_ENV if name in outside}
     env.setdefault("LANG", "C.UTF-8")
-    package_root = str(Path(__file__).resolve().parents[2])
+    package_root = str(Path(__file__).resolve().parents[3])
     if confinement.package is not None and not confinement.command:
         package_root = os.pathsep.join([str(confinement.package.parent), package_root])
     if confinement.command:

@@ -15,7 +15,7 @@ everything else in the copy are the original's.
 >>> print(stub_source(source, {"f": "pkg.f"}))
 def f(x):
     "Doc."
-    raise __import__('bpe_lab.grading.guard', fromlist=['Delegated']).Delegated('pkg.f')
+    raise __import__('bpe_lab.grading.check.guard', fromlist=['Delegated']).Delegated('pkg.f')
 <BLANKLINE>
 def g():
     return 2
@@ -34,7 +34,7 @@ __all__ = ["package_dir", "stub_source"]
 
 def package_dir() -> Path:
     """The folder of the installed ``bpe_lab`` package."""
-    return Path(__file__).resolve().parents[1]
+    return Path(__file__).resolve().parents[2]
 
 
 def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -70,7 +70,7 @@ def stub_source(source: str, stubs: dict[str, str], *, own: bool = True) -> str:
             raise ValueError(f"{qualname}: cannot stub a function whose body is only a docstring")
         start, end = first.lineno - 1, body[-1].end_lineno or first.lineno
         path = stubs[qualname]
-        guard = "__import__('bpe_lab.grading.guard', fromlist=['Delegated'])"
+        guard = "__import__('bpe_lab.grading.check.guard', fromlist=['Delegated'])"
         trap = f"raise {guard}.Delegated({path!r}{'' if own else ', False'})"
         if first.lineno == node.lineno:  # def f(): return 1
             head = lines[start].encode()[: first.col_offset].decode()

@@ -49,11 +49,11 @@ from typing import Any
 
 import nbformat
 
+from bpe_lab.grading.authoring.tasks import Task, nbgrader
+from bpe_lab.grading.check.guard import Delegated
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
 from bpe_lab.grading.check.runner import CheckFailed
-from bpe_lab.grading.guard import Delegated
 from bpe_lab.grading.parsing import parse
-from bpe_lab.grading.tasks import Task, nbgrader
 
 __all__ = ["Recorded", "Visible", "literal", "check_line", "record", "verdict", "short_text"]
 

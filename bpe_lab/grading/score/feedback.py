@@ -12,7 +12,7 @@ call (``judge``). So the page reveals neither the hidden tests' expected
 values nor the model solution. Nothing for the instructor alone appears
 (sandbox notes, file paths).
 
->>> from bpe_lab.grading.report import Report, TaskResult
+>>> from bpe_lab.grading.score.report import Report, TaskResult
 >>> report = Report("a.ipynb", "03_encoding", [TaskResult("03_encoding_decode", 1, 2, "1/2 ok")])
 >>> page = feedback_page("alice", [report])
 >>> print(page.splitlines()[2])
@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bpe_lab.grading.report import Report, TaskResult
-from bpe_lab.grading.submissions import PathLike
+from bpe_lab.grading.intake.submissions import PathLike
+from bpe_lab.grading.score.report import Report, TaskResult
 
 __all__ = ["feedback_page", "write_feedback"]
 

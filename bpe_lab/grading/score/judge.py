@@ -54,12 +54,12 @@ from typing import Any
 
 import nbformat
 
+from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, written_answer
+from bpe_lab.grading.check.guard import delegation_message
 from bpe_lab.grading.check.hidden import same
-from bpe_lab.grading.guard import delegation_message
-from bpe_lab.grading.probe import MAX_REPR
-from bpe_lab.grading.report import PENDING, TaskResult
-from bpe_lab.grading.sandbox import Outcome
-from bpe_lab.grading.tasks import HiddenCase, Task, Written, written_answer
+from bpe_lab.grading.run.probe import MAX_REPR
+from bpe_lab.grading.run.sandbox import Outcome
+from bpe_lab.grading.score.report import PENDING, TaskResult
 
 __all__ = [
     "LEARNER_CHARS",

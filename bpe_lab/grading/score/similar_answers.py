@@ -45,13 +45,13 @@ from typing import Any, Literal
 
 import nbformat
 
-from bpe_lab.grading.guard import resolve
-from bpe_lab.grading.release import BEGIN_SOLUTION, END_SOLUTION, released_source
-from bpe_lab.grading.roster import Submission, collect
-from bpe_lab.grading.similarity import Block, Fingerprints, K, W, base_hashes, compare, fingerprint
-from bpe_lab.grading.stubs import package_dir
-from bpe_lab.grading.submissions import PathLike, read_solutions, read_submission
-from bpe_lab.grading.tasks import load_tasks, nbgrader
+from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, END_SOLUTION, released_source
+from bpe_lab.grading.authoring.tasks import load_tasks, nbgrader
+from bpe_lab.grading.check.guard import resolve
+from bpe_lab.grading.intake.roster import Submission, collect
+from bpe_lab.grading.intake.submissions import PathLike, read_solutions, read_submission
+from bpe_lab.grading.run.stubs import package_dir
+from bpe_lab.grading.score.similarity import Block, Fingerprints, K, W, base_hashes, compare, fingerprint
 
 __all__ = [
     "THRESHOLD",

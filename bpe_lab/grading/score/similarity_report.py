@@ -16,8 +16,8 @@ import html
 import re
 from pathlib import Path
 
-from bpe_lab.grading.similar_answers import Flag, Side, Similarity
-from bpe_lab.grading.similarity import Block
+from bpe_lab.grading.score.similar_answers import Flag, Side, Similarity
+from bpe_lab.grading.score.similarity import Block
 
 __all__ = ["format_similarity", "side_by_side", "similarity_markdown", "similarity_html", "write_similarity"]
 

@@ -17,13 +17,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from bpe_lab.grading.authoring.tasks import Task
+from bpe_lab.grading.check.guard import absent_message, delegation_message
 from bpe_lab.grading.check.runner import not_written
-from bpe_lab.grading.guard import absent_message, delegation_message
-from bpe_lab.grading.judge import CELL_ERROR_CHARS, generated_calls, learner_line, score, short
-from bpe_lab.grading.report import TaskResult
-from bpe_lab.grading.sandbox import Outcome
-from bpe_lab.grading.tasks import Task
-from bpe_lab.grading.visible import Visible, verdict
+from bpe_lab.grading.run.sandbox import Outcome
+from bpe_lab.grading.run.visible import Visible, verdict
+from bpe_lab.grading.score.judge import CELL_ERROR_CHARS, generated_calls, learner_line, score, short
+from bpe_lab.grading.score.report import TaskResult
 
 __all__ = ["task_score"]
 
