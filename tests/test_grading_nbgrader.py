@@ -27,7 +27,7 @@ import pytest
 
 from bpe_lab.grading.authoring.release import release_notebook
 from bpe_lab.grading.authoring.tasks import Task, load_tasks
-from bpe_lab.grading.cases.generated import generated as cases
+from bpe_lab.grading.cases import generated as cases
 from bpe_lab.grading.commands.grader import grade
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the test extra: pip install -e '.[test]'")
