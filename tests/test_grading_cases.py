@@ -18,9 +18,9 @@ import nbformat
 import pytest
 
 from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.cases.chapters import GENERATORS  # every chapter's generators
 from bpe_lab.grading.cases.generated import generated, seed_for, submission_nonce, usable, with_generated
 from bpe_lab.grading.cases.generators import CASES_PER_TASK
-from bpe_lab.grading.cases.generators_more import GENERATORS  # every generator, chapters 04-08's too
 from bpe_lab.grading.check.hidden import same, write_plain
 from bpe_lab.grading.commands.grader import HiddenCase, Task, assemble, load_tasks
 from bpe_lab.grading.run.sandbox import Outcome

@@ -12,8 +12,8 @@ from grading_support import grade_solution_exercise_and
 
 from bpe_lab.grading import check
 from bpe_lab.grading.authoring.tasks import load_tasks
+from bpe_lab.grading.cases.chapters import GENERATORS
 from bpe_lab.grading.cases.generated import generated, usable
-from bpe_lab.grading.cases.generators import GENERATORS
 from bpe_lab.grading.check.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.check.production import template_reference

@@ -3,7 +3,7 @@
 What this adds over ``tasks`` (the fixed hidden cases a solution writes):
 more of them, different for every student and every submission, and the
 same at every re-grade of one submission. A task's generator
-(``generators``, under its nbgrader ``grade_id``) makes random inputs,
+(``generators``, one module per chapter, under its nbgrader ``grade_id``) makes random inputs,
 corpora, words, merge lists, byte strings, texts, from a seed that
 ``seed_for`` derives from the student, the task, an optional course secret
 (``salt``: without one, a student who reads this file could work out their
@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task
+from bpe_lab.grading.cases.chapters import GENERATORS  # the table, every chapter's module imported
 from bpe_lab.grading.cases.generators import CASES_PER_TASK, Args
-from bpe_lab.grading.cases.generators_more import GENERATORS  # the table, with chapters 04-08's added
 from bpe_lab.grading.parsing import parse
 
 __all__ = ["seed_for", "submission_nonce", "usable", "generated", "with_generated"]

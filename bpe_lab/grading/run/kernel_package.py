@@ -68,7 +68,7 @@ _ABSENT = '''"""Not in a grading kernel's bpe_lab: {name} is the instructor's.""
 raise ImportError({message!r})
 '''
 
-#: Learner-side helpers that generated hidden calls use (``generators_more``).
+#: Learner-side helpers that generated hidden calls use (``cases.bytelevel``, ``cases.variants``).
 HELPERS: tuple[Name, ...] = (
     ("bpe_lab.grading.check", "text_file"),
     ("bpe_lab.grading.check", "han_cuts"),

@@ -1,8 +1,8 @@
 """Generated cases for exercise 09: a ``tokenizers`` pipeline and a pair template.
 
-What this adds over ``generators_more`` (chapters 04-08): the two tasks of
-chapter 09, whose hidden calls build a tokenizer in the call and send back
-only plain data:
+What this adds over ``generators`` (the table and the shared inputs): the
+two tasks of chapter 09, whose hidden calls build a tokenizer in the call
+and send back only plain data:
 
 - ``build_pipeline``: ``build_pipeline(Tokenizer({...}, merges, specials)).encode(TEXT).ids``,
   the vocabulary trained here on a few words (as for chapter 07's
