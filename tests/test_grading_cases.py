@@ -19,10 +19,11 @@ import pytest
 
 from bpe_lab.grading.authoring.release import release_notebook
 from bpe_lab.grading.cases.chapters import GENERATORS  # every chapter's generators
-from bpe_lab.grading.cases.generated import generated, seed_for, submission_nonce, usable, with_generated
+from bpe_lab.grading.cases.generated import generated, seed_for, usable, with_generated
 from bpe_lab.grading.cases.generators import CASES_PER_TASK
 from bpe_lab.grading.check.hidden import same, write_plain
 from bpe_lab.grading.commands.grader import HiddenCase, Task, assemble, load_tasks
+from bpe_lab.grading.intake.submissions import submission_nonce
 from bpe_lab.grading.run.sandbox import Outcome
 from bpe_lab.grading.score.judge import describe, score
 from bpe_lab.grading.score.report import Report, recorded_nonces, write_gradebook

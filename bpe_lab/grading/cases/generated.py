@@ -7,7 +7,7 @@ same at every re-grade of one submission. A task's generator
 corpora, words, merge lists, byte strings, texts, from a seed that
 ``seed_for`` derives from the student, the task, an optional course secret
 (``salt``: without one, a student who reads this file could work out their
-own inputs) and the submission's ``nonce`` (``submission_nonce``: a digest
+own inputs) and the submission's ``nonce`` (``submissions.nonce_of``: a digest
 of the notebook file's bytes, recorded in the report and the gradebook). So
 the inputs one submission met, copied out of its kernel and answered at
 home, are not the inputs the next submission meets; a re-grade of the same
@@ -39,7 +39,6 @@ import ast
 import dataclasses
 import hashlib
 import random
-from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task
@@ -47,24 +46,13 @@ from bpe_lab.grading.cases.chapters import GENERATORS  # the table, every chapte
 from bpe_lab.grading.cases.generators import CASES_PER_TASK, Args
 from bpe_lab.grading.parsing import parse
 
-__all__ = ["seed_for", "submission_nonce", "usable", "generated", "with_generated"]
+__all__ = ["seed_for", "usable", "generated", "with_generated"]
 
 
 def seed_for(student: str, grade_id: str, salt: str = "", nonce: str = "") -> int:
     """The seed of one submission's cases for one task: the same at every re-grade of it."""
     digest = hashlib.sha256(f"{salt}\0{student}\0{grade_id}\0{nonce}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
-
-
-def submission_nonce(path: Path) -> str:
-    """What tells one submission from the next: the first 16 hex digits of
-    the SHA-256 of the notebook file's bytes (another save is another
-    submission; the same file graded again is the same one)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
 
 
 def _arities(call: str, name: str) -> set[int]:

@@ -82,10 +82,10 @@ from typing import Any, TypeVar
 import nbformat
 
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
-from bpe_lab.grading.cases.generated import submission_nonce, with_generated
+from bpe_lab.grading.cases.generated import with_generated
 from bpe_lab.grading.check.scratch import process_folder, release
 from bpe_lab.grading.intake.roster import Submission, collect
-from bpe_lab.grading.intake.submissions import PathLike, read_solutions, read_submission
+from bpe_lab.grading.intake.submissions import PathLike, read_once, read_solutions
 from bpe_lab.grading.run.assembly import Step, assemble, probe_only
 from bpe_lab.grading.run.distributions import needs
 from bpe_lab.grading.run.jail import Confinement, confine, repository
@@ -214,14 +214,14 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         return report
     solution = run.solutions[sub.assignment]
     written = run.written[sub.assignment]
-    try:
-        report.nonce = run.nonces.get((sub.student, sub.assignment)) or submission_nonce(sub.path)
-        nb = read_submission(sub.path)
-    except (OSError, ValueError) as err:
+    read = sub.read if sub.read is not None else read_once(sub.path)  # collect's read: the file is not read again
+    report.nonce = run.nonces.get((sub.student, sub.assignment)) or read.nonce
+    nb = read.notebook
+    if nb is None:
         tasks = run.prepared(sub.assignment)
-        report.error = str(err)
-        lost = [TaskResult(t.grade_id, 0, t.points, str(err), cases=len(t.cases)) for t in tasks]
-        report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, str(err)) for w in written])
+        report.error = read.error
+        lost = [TaskResult(t.grade_id, 0, t.points, read.error, cases=len(t.cases)) for t in tasks]
+        report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, read.error) for w in written])
         return report
     tasks = with_generated(run.prepared(sub.assignment), sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
@@ -327,7 +327,7 @@ def grade(
         the seeds of the generated cases; ``hide``: more folders the kernels must
     not see; ``nonces``: ``{(student, assignment): nonce}`` recorded by an
     earlier grading (``report.recorded_nonces``), used instead of each
-    submission's own (``cases.submission_nonce``) so that a re-grade meets
+    submission's own (``submissions.submission_nonce``) so that a re-grade meets
     the cases it met. Reports come back in submission order."""
     limits = Limits() if limits is None else limits
     workers = workers or jobs or default_workers()

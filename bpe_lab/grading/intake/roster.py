@@ -35,13 +35,13 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
 
 from bpe_lab.grading.authoring.tasks import nbgrader
-from bpe_lab.grading.intake.submissions import PathLike, notebook_files, read_submission
+from bpe_lab.grading.intake.submissions import PathLike, Submitted, notebook_files, read_once
 
 __all__ = ["Submission", "grade_ids", "student_from_name", "tell_assignment", "collect"]
 
@@ -52,14 +52,16 @@ _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_file_?(?P<fil
 @dataclass(frozen=True)
 class Submission:
     """One notebook to grade: ``student`` (unique per assignment), its
-    ``assignment`` (None when it cannot be told: ``error`` says why), and a
-    ``note`` for the report."""
+    ``assignment`` (None when it cannot be told: ``error`` says why), a
+    ``note`` for the report, and the file as ``collect`` read it (``read``:
+    every later stage takes the notebook from there, never from the file)."""
 
     path: Path
     student: str
     assignment: str | None
     note: str = ""
     error: str = ""
+    read: Submitted | None = field(default=None, compare=False, repr=False)
 
 
 def grade_ids(nb: nbformat.NotebookNode) -> set[str]:
@@ -174,15 +176,11 @@ def collect(
         if deep:
             found.append(Submission(path, student, None, error=deep))
             continue
-        nb, problem = None, ""
-        try:
-            nb = read_submission(path)
-        except (OSError, ValueError) as err:
-            problem = str(err)
-        assignment, note, error = tell_assignment(nb, named, own, override)
-        if assignment is None and problem:
-            error = f"{problem}; {error}"
-        found.append(Submission(path, student, assignment, note, error))
+        read = read_once(path)  # the one read of this file: later stages take its notebook from here
+        assignment, note, error = tell_assignment(read.notebook, named, own, override)
+        if assignment is None and read.error:
+            error = f"{read.error}; {error}"
+        found.append(Submission(path, student, assignment, note, error, read))
     return _apart(found)
 
 

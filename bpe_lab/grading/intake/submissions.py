@@ -9,13 +9,22 @@ never looks at them), so a 50 MB notebook of plots is graded, while a file
 over ``MAX_FILE_MB`` or cells holding over ``MAX_SOURCE_MB`` of code and
 text are refused with a reason. Which assignment a file answers, and whose
 it is, is ``roster``'s question.
+
+A submission is read and parsed once (``read_once``), when ``roster``
+collects it: the notebook it gives (``Submitted``) is what tells its
+assignment, what the grader runs and ``similar_answers`` compares, and the
+bytes it read are what the generated cases' ``nonce`` digests, so that all
+of them see the same file even if it changes while a class is graded.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -24,8 +33,11 @@ __all__ = [
     "PathLike",
     "MAX_FILE_MB",
     "MAX_SOURCE_MB",
+    "Submitted",
+    "nonce_of",
+    "submission_nonce",
     "read_notebook",
-    "read_submission",
+    "read_once",
     "read_solutions",
     "notebook_files",
     "expand",
@@ -46,12 +58,53 @@ def read_notebook(text: str) -> nbformat.NotebookNode:
     return notebook
 
 
-def read_submission(path: Path) -> nbformat.NotebookNode:
-    """The submission as a notebook without outputs, or ValueError saying why it is not one."""
-    if path.stat().st_size > MAX_FILE_MB << 20:
-        raise ValueError(f"the file is larger than {MAX_FILE_MB} MB")
+@dataclass(frozen=True, eq=False)
+class Submitted:
+    """A submitted file, read once: its notebook without outputs (None when
+    it is not one: ``error`` says why) and its ``nonce`` (``nonce_of`` the
+    bytes read; "" when none could be read)."""
+
+    notebook: nbformat.NotebookNode | None
+    nonce: str = ""
+    error: str = ""
+
+
+def nonce_of(chunks: Iterable[bytes]) -> str:
+    """What tells one submission from the next: the first 16 hex digits of
+    the SHA-256 of the notebook file's bytes (another save is another
+    submission; the same file graded again is the same one)."""
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
+def submission_nonce(path: Path) -> str:
+    """``nonce_of`` a file, read a block at a time (a file too large to grade has one too)."""
+    with path.open("rb") as f:
+        return nonce_of(iter(lambda: f.read(1 << 20), b""))
+
+
+def read_once(path: Path) -> Submitted:
+    """The submission read and parsed once, for every stage after intake;
+    what cannot be read is said in ``error``, never raised."""
     try:
-        nb = read_notebook(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > MAX_FILE_MB << 20:
+            return Submitted(None, submission_nonce(path), f"the file is larger than {MAX_FILE_MB} MB")
+        data = path.read_bytes()
+    except OSError as err:
+        return Submitted(None, error=str(err))
+    try:
+        return Submitted(_notebook_of(data), nonce_of([data]))
+    except ValueError as err:
+        return Submitted(None, nonce_of([data]), str(err))
+
+
+def _notebook_of(data: bytes) -> nbformat.NotebookNode:
+    """A file's bytes as a notebook without outputs, or ValueError saying why
+    it is not one (decoded as ``Path.read_text`` decodes: UTF-8, universal newlines)."""
+    try:
+        nb = read_notebook(io.TextIOWrapper(io.BytesIO(data), encoding="utf-8").read())
         cells = nb.cells
         if not isinstance(cells, list) or not all(
             isinstance(c, dict) and isinstance(c.get("source"), str) and c.get("cell_type") for c in cells

@@ -78,7 +78,7 @@ class Report:
     why not ("graded without a sandbox (...)"); ``student`` is who submitted
     it (``roster``) and ``note`` anything the instructor should know about
     how that or the assignment was told; ``nonce`` is the submission's
-    (``cases.submission_nonce``), which chose its generated cases."""
+    (``submissions.submission_nonce``), which chose its generated cases."""
 
     submission: str
     assignment: str | None

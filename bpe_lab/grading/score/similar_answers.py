@@ -27,7 +27,7 @@ are in each ``Flag``; ``similarity_report`` lays them side by side), never a
 score: a short task with one natural idiom (``count_pairs``' double loop)
 can be written alike by two learners who never met.
 
-Only notebook JSON is read (``read_submission``): no kernel runs, so
+Only notebook JSON is read (as ``roster.collect`` read it): no kernel runs, so
 ``bpe-lab grade --similarity-only`` needs no sandbox. A notebook that is not
 one, or whose assignment cannot be told, is listed in ``skipped`` with the
 reason, never a crash; so is a cell cut to its first ``MAX_CELL_CHARS``.
@@ -49,7 +49,7 @@ from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, END_SOLUTION, rele
 from bpe_lab.grading.authoring.tasks import load_tasks, nbgrader
 from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.intake.roster import Submission, collect
-from bpe_lab.grading.intake.submissions import PathLike, read_solutions, read_submission
+from bpe_lab.grading.intake.submissions import PathLike, read_once, read_solutions
 from bpe_lab.grading.run.stubs import package_dir
 from bpe_lab.grading.score.similarity import Block, Fingerprints, K, W, base_hashes, compare, fingerprint
 
@@ -335,10 +335,11 @@ def find_similar(
         if sub.assignment not in solutions:
             result.skipped.append((str(sub.path), sub.error or f"unknown assignment {sub.assignment!r}"))
             continue
-        try:
-            readable[sub.assignment].append((sub, read_submission(sub.path)))
-        except (OSError, ValueError) as err:
-            result.skipped.append((str(sub.path), str(err)))
+        read = sub.read if sub.read is not None else read_once(sub.path)
+        if read.notebook is None:
+            result.skipped.append((str(sub.path), read.error))
+        else:
+            readable[sub.assignment].append((sub, read.notebook))
     for assignment in sorted(readable):
         for cell in answer_cells(assignment, solutions[assignment], settings):
             learners = _learners(cell, readable[assignment], settings, result.skipped)
