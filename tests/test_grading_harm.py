@@ -145,7 +145,7 @@ def graded(tmp_path_factory):
 
 def _digests(paths) -> list[bytes]:
     """What a notebook must not change: the submissions, the checkout's own code."""
-    return [p.read_bytes() for p in [*paths, ROOT / "bpe_lab" / "grading" / "launch.py"]]
+    return [p.read_bytes() for p in [*paths, ROOT / "bpe_lab" / "grading" / "run" / "launch.py"]]
 
 
 def _points(report) -> dict[str, int]:

@@ -129,7 +129,7 @@ def attacked(course):
     """Each attack's report, from one kernel in the sandbox, with the salt
     and an instructor's variable in the grader's environment."""
     folder, clone, classmate = course
-    launch = ROOT / "bpe_lab" / "grading" / "launch.py"
+    launch = ROOT / "bpe_lab" / "grading" / "run" / "launch.py"
     reads = [clone / "solutions" / "03_encoding.ipynb", clone / ".git", SOLUTIONS / "03_encoding.ipynb"]
     reads += [ROOT / ".git", ROOT / "tests", ROOT / "pyproject.toml", classmate]
     names = dict(

@@ -66,7 +66,10 @@ _CHECK = "bpe_lab.grading.check"
 #: Modules a kernel never needs (the instructor's side, the command line, the
 #: benchmarks): absent from the view, importing one raises ImportError.
 KERNEL_PACKAGES = ("bpe_lab.core", "bpe_lab.bytelevel", "bpe_lab.variants", "bpe_lab.ui", _CHECK)
-KERNEL_MODULES = ("bpe_lab", "bpe_lab.grading", "bpe_lab.grading.check.answers", *WHOLE)
+#: Beside them, the packages above the whole modules (``run``: its launcher's,
+#: as ``bpe_lab.grading`` was when the launcher sat there), and ``check``'s
+#: ``answers`` is kernel side with the rest of ``check``.
+KERNEL_MODULES = ("bpe_lab", "bpe_lab.grading", "bpe_lab.grading.run", *WHOLE)
 
 
 def kernel_side(module: str) -> bool:
