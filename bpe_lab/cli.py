@@ -25,9 +25,9 @@ from bpe_lab.core.symbols import TIE_BREAKS
 from bpe_lab.core.textfile import read_text
 from bpe_lab.core.train import train_bpe
 from bpe_lab.course import START_PAGE, CourseCopy, copy_course, open_lab, update_course
-from bpe_lab.grading.grade_command import add_grade_command
-from bpe_lab.grading.gradescope import add_gradescope_command
-from bpe_lab.grading.release import add_release_command
+from bpe_lab.grading.authoring.release import add_release_command
+from bpe_lab.grading.commands.grade_command import add_grade_command
+from bpe_lab.grading.commands.gradescope import add_gradescope_command
 
 
 def _train(args: argparse.Namespace) -> None:

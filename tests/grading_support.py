@@ -26,9 +26,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_lab.grading import jail
-from bpe_lab.grading.grader import Limits, Report, grade
-from bpe_lab.grading.release import release_notebook
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.commands.grader import Limits, Report, grade
+from bpe_lab.grading.run import jail
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"

@@ -15,12 +15,12 @@ import nbformat
 import pytest
 
 from bpe_lab.grading import check
+from bpe_lab.grading.authoring.release import BEGIN_HIDDEN, END_HIDDEN
+from bpe_lab.grading.authoring.tasks import HiddenCase, Task, load_tasks, parse_hidden, read_hidden
 from bpe_lab.grading.check.hidden import MAX_REPR, HiddenCases, same
-from bpe_lab.grading.judge import judge
-from bpe_lab.grading.probe import probe_source
-from bpe_lab.grading.release import BEGIN_HIDDEN, END_HIDDEN
-from bpe_lab.grading.sandbox import RESULT_MIME
-from bpe_lab.grading.tasks import HiddenCase, Task, load_tasks, parse_hidden, read_hidden
+from bpe_lab.grading.run.probe import probe_source
+from bpe_lab.grading.run.sandbox import RESULT_MIME
+from bpe_lab.grading.score.judge import judge
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 NAMES = sorted(p.stem for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))

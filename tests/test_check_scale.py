@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.grading import check
-from bpe_lab.grading.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check import CheckFailed
+from bpe_lab.grading.check.answers import CHAPTERS, forbidden
+from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.check.scale import (
     MeteredText,
     chunk_boundaries,
@@ -28,7 +29,6 @@ from bpe_lab.grading.check.scale import (
     stream_tokenizer,
     streamed,
 )
-from bpe_lab.grading.guard import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "08_scale.ipynb"

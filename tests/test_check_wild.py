@@ -18,11 +18,11 @@ from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.patterns import CL100K_PATTERN, SEED_ZH_PATTERN, pretokenize_with
 from bpe_lab.core.pretokenize import GPT2_PATTERN
 from bpe_lab.grading import check
-from bpe_lab.grading.answers import CHAPTERS, chapter_forbidden, forbidden
 from bpe_lab.grading.check import CheckFailed
+from bpe_lab.grading.check.answers import CHAPTERS, chapter_forbidden, forbidden
+from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.check.wild import DIGITS_PATTERN, ZH_PATTERN, digit_pieces, unemitted_tokens, zh_pieces
-from bpe_lab.grading.grader import load_tasks
-from bpe_lab.grading.guard import resolve
+from bpe_lab.grading.commands.grader import load_tasks
 from bpe_lab.variants import quirks
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,11 +25,11 @@ import nbformat
 import pytest
 from grading_support import shared
 
-from bpe_lab.grading.answers import ANSWERS
-from bpe_lab.grading.generators_more import GENERATORS
-from bpe_lab.grading.grader import Limits, grade
-from bpe_lab.grading.guard import canonical
-from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
+from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, release_notebook
+from bpe_lab.grading.cases.chapters import GENERATORS
+from bpe_lab.grading.check.answers import ANSWERS
+from bpe_lab.grading.check.guard import canonical
+from bpe_lab.grading.commands.grader import Limits, grade
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"

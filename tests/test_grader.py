@@ -26,9 +26,9 @@ import pytest
 from grading_support import NAMES, SOLUTIONS, shared, tree_digest
 
 from bpe_lab.cli import main
-from bpe_lab.grading.grader import Limits, assemble, grade, gradebook, load_tasks, parse_hidden
-from bpe_lab.grading.release import release_notebook
-from bpe_lab.grading.tasks import load_written
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.authoring.tasks import load_written
+from bpe_lab.grading.commands.grader import Limits, assemble, grade, gradebook, load_tasks, parse_hidden
 
 # ------------------------------------------------------------ builders
 
@@ -515,7 +515,7 @@ def test_test_cells_come_from_the_solution_whatever_the_submission_did():
 
 _GRADE_AND_WAIT = """
 import sys
-from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.commands.grader import Limits, grade
 grade([sys.argv[1]], solutions_dir=sys.argv[2], limits=Limits(cell_timeout=120, notebook_timeout=120))
 """
 

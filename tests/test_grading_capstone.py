@@ -19,13 +19,13 @@ from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.patterns import CL100K_PATTERN
 from bpe_lab.core.pretokenize import GPT2_PATTERN
 from bpe_lab.grading import check, jail
-from bpe_lab.grading.answers import CHAPTERS, forbidden
-from bpe_lab.grading.cases import generated, usable
+from bpe_lab.grading.authoring.tasks import load_tasks
+from bpe_lab.grading.cases.generated import generated, usable
+from bpe_lab.grading.cases.generators import GENERATORS
+from bpe_lab.grading.check.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check.capstone import EOT, LANGUAGES, split_five_languages, trained
-from bpe_lab.grading.generators import GENERATORS
-from bpe_lab.grading.guard import resolve
-from bpe_lab.grading.tasks import load_tasks
-from bpe_lab.grading.visible import record
+from bpe_lab.grading.check.guard import resolve
+from bpe_lab.grading.run.visible import record
 
 tiktoken = pytest.importorskip("tiktoken")
 

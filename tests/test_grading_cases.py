@@ -17,15 +17,16 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_lab.grading.cases import generated, seed_for, submission_nonce, usable, with_generated
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.cases.chapters import GENERATORS  # every chapter's generators
+from bpe_lab.grading.cases.generated import generated, seed_for, usable, with_generated
+from bpe_lab.grading.cases.generators import CASES_PER_TASK
 from bpe_lab.grading.check.hidden import same, write_plain
-from bpe_lab.grading.generators import CASES_PER_TASK
-from bpe_lab.grading.generators_more import GENERATORS  # every generator, chapters 04-08's too
-from bpe_lab.grading.grader import HiddenCase, Task, assemble, load_tasks
-from bpe_lab.grading.judge import describe, score
-from bpe_lab.grading.release import release_notebook
-from bpe_lab.grading.report import Report, recorded_nonces, write_gradebook
-from bpe_lab.grading.sandbox import Outcome
+from bpe_lab.grading.commands.grader import HiddenCase, Task, assemble, load_tasks
+from bpe_lab.grading.intake.submissions import submission_nonce
+from bpe_lab.grading.run.sandbox import Outcome
+from bpe_lab.grading.score.judge import describe, score
+from bpe_lab.grading.score.report import Report, recorded_nonces, write_gradebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -197,8 +198,8 @@ def test_what_costs_the_whole_task():
 def test_the_probe_sends_plain_data_and_never_calls_a_values_own_repr(monkeypatch):
     import IPython.display
 
-    from bpe_lab.grading.probe import MAX_REPR, probe_source
-    from bpe_lab.grading.sandbox import RESULT_MIME
+    from bpe_lab.grading.run.probe import MAX_REPR, probe_source
+    from bpe_lab.grading.run.sandbox import RESULT_MIME
 
     published: list[dict] = []
     monkeypatch.setattr(IPython.display, "publish_display_data", published.append)
@@ -267,7 +268,7 @@ def test_two_submissions_of_one_student_meet_different_cases_and_one_graded_twic
     would send are caught): a re-grade of the same file sends the same
     generated calls, another save of it other ones, and ``nonces`` recorded
     from the first grading bring the first ones back."""
-    from bpe_lab.grading import grader
+    from bpe_lab.grading.commands import grader
 
     sent: list[str] = []
 
@@ -300,7 +301,7 @@ def test_two_submissions_of_one_student_meet_different_cases_and_one_graded_twic
 
 def test_bpe_lab_grade_regrades_with_the_nonces_its_gradebook_recorded(tmp_path, monkeypatch, capsys):
     from bpe_lab.cli import main
-    from bpe_lab.grading import grader
+    from bpe_lab.grading.commands import grader
 
     async def no_kernel(path, nb, steps, run, package):
         return {}, ""

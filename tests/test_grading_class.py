@@ -25,12 +25,12 @@ import pytest
 
 from bpe_lab import encode_word
 from bpe_lab.cli import main
-from bpe_lab.grading.cases import with_generated
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.authoring.tasks import load_written
+from bpe_lab.grading.cases.generated import with_generated
 from bpe_lab.grading.check.encoding import encode_cases
 from bpe_lab.grading.check.runner import rng
-from bpe_lab.grading.grader import load_tasks
-from bpe_lab.grading.release import release_notebook
-from bpe_lab.grading.tasks import load_written
+from bpe_lab.grading.commands.grader import load_tasks
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITTEN = "03_encoding_why_ranks"  # the written answer this test adds to its copy of the solution

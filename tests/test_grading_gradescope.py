@@ -36,9 +36,9 @@ import nbformat
 import pytest
 
 from bpe_lab.cli import main
-from bpe_lab.grading.jail import NO_SANDBOX, bwrap
-from bpe_lab.grading.release import release_notebook
-from bpe_lab.grading.tasks import load_written
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.authoring.tasks import load_written
+from bpe_lab.grading.run.jail import NO_SANDBOX, bwrap
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solutions" / "03_encoding.ipynb"
@@ -266,8 +266,8 @@ def test_bundling_refuses_what_is_not_a_solution_notebook(tmp_path, capsys):
 
 
 def test_where_no_sandbox_can_be_made_nothing_is_graded_and_the_output_says_why(tmp_path, bundle, monkeypatch):
-    from bpe_lab.grading import jail
-    from bpe_lab.grading.gradescope import run_gradescope
+    from bpe_lab.grading.commands.gradescope import run_gradescope
+    from bpe_lab.grading.run import jail
 
     monkeypatch.setattr(jail, "_trial", lambda: (None, "bubblewrap (bwrap) is not installed"))
     result = run_gradescope(_autograder_root(tmp_path / "autograder", bundle, "solution"))

@@ -26,9 +26,9 @@ import nbformat
 import pytest
 from grading_support import DECODE, ENCODE, ROOT, SOLUTIONS, SOLVED, needs_bwrap, running, submission
 
-from bpe_lab.grading.grader import Limits, grade
-from bpe_lab.grading.probe import MAX_REPR
-from bpe_lab.grading.sandbox import MAX_MESSAGE
+from bpe_lab.grading.commands.grader import Limits, grade
+from bpe_lab.grading.run.probe import MAX_REPR
+from bpe_lab.grading.run.sandbox import MAX_MESSAGE
 
 LIMITS = Limits(cell_timeout=30, notebook_timeout=150, memory_mb=1536, processes=16, disk_mb=128)
 MARK = f"4323.{uuid.uuid4().int % 10**9:09d}"  # the seconds of the daemons' sleeps: unique, so findable
@@ -113,7 +113,7 @@ HARM = {
     "rewrites_the_checkout_and_classmates": (  # finding 2, through finding 1's escape
         "import ctypes, glob, os\n"
         "ctypes.CDLL(None).umount2(b'/proc', 2)\n"
-        "import bpe_lab.grading.launch as _launch\n"
+        "import bpe_lab.grading.run.launch as _launch\n"
         "targets = [_launch.__file__, *glob.glob('/proc/*/cwd/**/*.ipynb', recursive=True)]\n"
         "targets += glob.glob('/tmp/**/*.ipynb', recursive=True) + glob.glob('/work/**/*.ipynb', recursive=True)\n"
         "for target in targets:\n"
@@ -145,7 +145,7 @@ def graded(tmp_path_factory):
 
 def _digests(paths) -> list[bytes]:
     """What a notebook must not change: the submissions, the checkout's own code."""
-    return [p.read_bytes() for p in [*paths, ROOT / "bpe_lab" / "grading" / "launch.py"]]
+    return [p.read_bytes() for p in [*paths, ROOT / "bpe_lab" / "grading" / "run" / "launch.py"]]
 
 
 def _points(report) -> dict[str, int]:
@@ -178,7 +178,7 @@ def test_nothing_a_notebook_started_survives_grading(graded):
 def test_no_notebook_changed_a_submission_or_the_checkout(graded):
     """Finding 2: a notebook graded first rewrote classmates' notebooks and
     the checkout's launch.py (then run outside the sandbox by the next kernel)."""
-    assert graded[2], "a submitted notebook or bpe_lab/grading/launch.py changed during grading"
+    assert graded[2], "a submitted notebook or bpe_lab/grading/run/launch.py changed during grading"
 
 
 def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
@@ -207,8 +207,9 @@ def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
 
 GRADER_MEMORY = """
 import json, sys
-from bpe_lab.grading import judge, wire
-from bpe_lab.grading.grader import Limits, grade
+from bpe_lab.grading.score import judge
+from bpe_lab.grading.run import wire
+from bpe_lab.grading.commands.grader import Limits, grade
 wire.MAX_MESSAGE = judge.MAX_REPR = 1 << 40  # no caps: what they save
 if sys.argv[2] == "capped":
     wire.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])

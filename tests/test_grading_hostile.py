@@ -18,9 +18,9 @@ import nbformat
 import pytest
 from grading_support import DECODE, ENCODE, SOLUTION, SOLUTIONS, SOLVED, exercise_with, running, submission
 
-from bpe_lab.grading import jail
-from bpe_lab.grading.generators import CASES_PER_TASK
-from bpe_lab.grading.grader import Limits, grade, load_tasks
+from bpe_lab.grading.cases.generators import CASES_PER_TASK
+from bpe_lab.grading.commands.grader import Limits, grade, load_tasks
+from bpe_lab.grading.run import jail
 
 LIMITS = Limits(cell_timeout=20, notebook_timeout=120, memory_mb=1536)
 MARK = f"4321.{uuid.uuid4().int % 10**9:09d}"  # the seconds of this run's sleeps: unique, so findable

@@ -30,12 +30,12 @@ from grading_support import shared
 
 import bpe_lab
 from bpe_lab.grading import check
-from bpe_lab.grading.answers import ANSWERS, CHAPTERS
+from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, release_notebook
 from bpe_lab.grading.check import CheckFailed
-from bpe_lab.grading.grader import Limits, grade, load_tasks
-from bpe_lab.grading.guard import Delegated, canonical, guard
-from bpe_lab.grading.kernel_package import notebook_roots, view
-from bpe_lab.grading.release import BEGIN_SOLUTION, release_notebook
+from bpe_lab.grading.check.answers import ANSWERS, CHAPTERS
+from bpe_lab.grading.check.guard import Delegated, canonical, guard
+from bpe_lab.grading.commands.grader import Limits, grade, load_tasks
+from bpe_lab.grading.run.kernel_package import notebook_roots, view
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -206,7 +206,7 @@ UNDOING = {
         "for _n in dir(_c):\n"
         "    if _n.startswith('check_'):\n"
         "        setattr(_c, _n, lambda *a, **k: None)\n"
-        "import contextlib, bpe_lab.grading.guard as _g\n"
+        "import contextlib, bpe_lab.grading.check.guard as _g\n"
         "_g.guard = lambda paths: contextlib.nullcontext([])",
         "import bpe_lab\ndef count_pairs(corpus):\n    return bpe_lab.count_pairs(corpus)",
     ),
@@ -393,7 +393,7 @@ def test_a_generator_is_trapped_by_a_generator_of_its_own_kind():
     import warnings
 
     from bpe_lab.core import corpus_files
-    from bpe_lab.grading.guard import Delegated, guard
+    from bpe_lab.grading.check.guard import Delegated, guard
 
     path = "bpe_lab.core.corpus_files.corpus_files"
     with warnings.catch_warnings():

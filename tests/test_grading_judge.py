@@ -7,10 +7,10 @@ from __future__ import annotations
 import nbformat
 from grading_support import SOLUTIONS
 
-from bpe_lab.grading.judge import LEARNER_CHARS, judge, score, short
-from bpe_lab.grading.probe import MAX_REPR
-from bpe_lab.grading.sandbox import Outcome
-from bpe_lab.grading.tasks import HiddenCase, Task, load_tasks
+from bpe_lab.grading.authoring.tasks import HiddenCase, Task, load_tasks
+from bpe_lab.grading.run.probe import MAX_REPR
+from bpe_lab.grading.run.sandbox import Outcome
+from bpe_lab.grading.score.judge import LEARNER_CHARS, judge, score, short
 
 COUNTS = HiddenCase("count_pairs({('a', 'b', 'c'): 2})", {("a", "b"): 2, ("b", "c"): 2})
 TASK = Task("02_training_count_pairs", 2, "", (COUNTS,), name="count_pairs")

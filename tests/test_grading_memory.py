@@ -35,7 +35,7 @@ from grading_support import DECODE, ENCODE, needs_bwrap, submission
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from test_grading_relay import FRAME_FLOOD, grade_cli, points
 
-from bpe_lab.grading.sandbox import Cell, Limits, run_cells
+from bpe_lab.grading.run.sandbox import Cell, Limits, run_cells
 
 #: A kernel killed mid-cell (by itself: as the watcher kills it), one
 #: stuck past its cell's time limit, and cells that work after each.

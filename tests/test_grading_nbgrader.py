@@ -25,10 +25,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_lab.grading import cases
-from bpe_lab.grading.grader import grade
-from bpe_lab.grading.release import release_notebook
-from bpe_lab.grading.tasks import Task, load_tasks
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.authoring.tasks import Task, load_tasks
+from bpe_lab.grading.cases import generated as cases
+from bpe_lab.grading.commands.grader import grade
 
 pytest.importorskip("nbgrader", reason="nbgrader is in the test extra: pip install -e '.[test]'")
 

@@ -1,4 +1,4 @@
-"""The relay between a kernel and the grader (``grading/relay.py``): a
+"""The relay between a kernel and the grader (``grading/run/relay.py``): a
 message of very many frames never reaches the grader's memory.
 
 zmq delivers a multipart message whole and has no limit on its number of
@@ -27,7 +27,7 @@ from grading_support import DECODE, ENCODE, ROOT, SOLUTIONS, SOLVED, needs_bwrap
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab.grading.relay import RELAY_MEMORY, shape
+from bpe_lab.grading.run.relay import RELAY_MEMORY, shape
 
 ANSWER = SOLVED[f"{ENCODE}_answer"]
 

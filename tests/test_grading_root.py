@@ -28,10 +28,10 @@ import nbformat
 import pytest
 from grading_support import ROOT, SOLUTIONS, needs_bwrap
 
-from bpe_lab.grading import jail
-from bpe_lab.grading.distributions import allowed, closure, imported_by
-from bpe_lab.grading.sandbox import KEPT_ENV, RESULT_MIME, Cell, Limits, run_cells
-from bpe_lab.grading.stubs import package_dir
+from bpe_lab.grading.run import jail
+from bpe_lab.grading.run.distributions import allowed, closure, imported_by
+from bpe_lab.grading.run.sandbox import KEPT_ENV, RESULT_MIME, Cell, Limits, run_cells
+from bpe_lab.grading.run.stubs import package_dir
 
 pytestmark = needs_bwrap
 ANSWERERS = ("tiktoken", "tokenizers", "sentencepiece", "subword_nmt", "nbgrader")
@@ -129,7 +129,7 @@ def attacked(course):
     """Each attack's report, from one kernel in the sandbox, with the salt
     and an instructor's variable in the grader's environment."""
     folder, clone, classmate = course
-    launch = ROOT / "bpe_lab" / "grading" / "launch.py"
+    launch = ROOT / "bpe_lab" / "grading" / "run" / "launch.py"
     reads = [clone / "solutions" / "03_encoding.ipynb", clone / ".git", SOLUTIONS / "03_encoding.ipynb"]
     reads += [ROOT / ".git", ROOT / "tests", ROOT / "pyproject.toml", classmate]
     names = dict(
@@ -160,7 +160,7 @@ def attacked(course):
 
 
 def _sites() -> list[Path]:
-    from bpe_lab.grading.distributions import site_dirs
+    from bpe_lab.grading.run.distributions import site_dirs
 
     return site_dirs()
 

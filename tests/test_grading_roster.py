@@ -13,11 +13,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from bpe_lab.grading.feedback import feedback_page
-from bpe_lab.grading.release import release_notebook
-from bpe_lab.grading.report import Report, TaskResult, write_gradebook
-from bpe_lab.grading.roster import collect, student_from_name
-from bpe_lab.grading.submissions import read_solutions
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.intake.roster import collect, student_from_name
+from bpe_lab.grading.intake.submissions import read_solutions
+from bpe_lab.grading.score.feedback import feedback_page
+from bpe_lab.grading.score.report import Report, TaskResult, write_gradebook
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = read_solutions(ROOT / "solutions")

@@ -22,9 +22,9 @@ import nbformat
 import pytest
 from grading_support import ROOT, SOLUTIONS, needs_bwrap
 
-from bpe_lab.grading import jail
-from bpe_lab.grading.grader import Limits, format_report, grade
-from bpe_lab.grading.release import release_notebook
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.commands.grader import Limits, format_report, grade
+from bpe_lab.grading.run import jail
 
 LIMITS = Limits(cell_timeout=30, notebook_timeout=120, memory_mb=1536)
 
@@ -161,7 +161,7 @@ def test_nothing_bound_in_is_covered_by_a_later_mount(tmp_path):
 
 def test_bpe_lab_grade_refuses_without_a_sandbox_and_no_sandbox_goes_without(tmp_path, monkeypatch, capsys):
     from bpe_lab.cli import main
-    from bpe_lab.grading import grade_command
+    from bpe_lab.grading.commands import grade_command
 
     monkeypatch.setattr(jail, "_trial", lambda: (None, "bubblewrap (bwrap) is not installed"))
     path = tmp_path / "alice" / "03_encoding.ipynb"

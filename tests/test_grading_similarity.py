@@ -19,10 +19,12 @@ from hypothesis import strategies as st
 
 from bpe_lab.cli import main
 from bpe_lab.core.words import merge_symbols
-from bpe_lab.grading import grade_command
-from bpe_lab.grading.release import release_notebook
-from bpe_lab.grading.roster import collect
-from bpe_lab.grading.similar_answers import (
+from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.authoring.tasks import load_tasks, nbgrader
+from bpe_lab.grading.commands import grade_command
+from bpe_lab.grading.intake.roster import collect
+from bpe_lab.grading.intake.submissions import read_solutions
+from bpe_lab.grading.score.similar_answers import (
     MAX_CELL_CHARS,
     Flag,
     Settings,
@@ -31,16 +33,14 @@ from bpe_lab.grading.similar_answers import (
     find_similar,
     similarity,
 )
-from bpe_lab.grading.similarity import Block, K, W, compare, fingerprint, kgram_hashes, normalise, winnow, words
-from bpe_lab.grading.similarity_report import (
+from bpe_lab.grading.score.similarity import Block, K, W, compare, fingerprint, kgram_hashes, normalise, winnow, words
+from bpe_lab.grading.score.similarity_report import (
     format_similarity,
     side_by_side,
     similarity_html,
     similarity_markdown,
     write_similarity,
 )
-from bpe_lab.grading.submissions import read_solutions
-from bpe_lab.grading.tasks import load_tasks, nbgrader
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 SOLVED = read_solutions(SOLUTIONS)

@@ -19,12 +19,12 @@ import nbformat
 import pytest
 from grading_support import SOLUTIONS, SOLVED, exercise_with, grade_notebooks
 
+from bpe_lab.grading.authoring.tasks import load_tasks
 from bpe_lab.grading.check import han_cuts
 from bpe_lab.grading.check.hidden import write_plain
-from bpe_lab.grading.kernel_package import notebook_roots, view
-from bpe_lab.grading.reach import reached
-from bpe_lab.grading.tasks import load_tasks
-from bpe_lab.grading.visible import literal, record, verdict
+from bpe_lab.grading.run.kernel_package import notebook_roots, view
+from bpe_lab.grading.run.reach import reached
+from bpe_lab.grading.run.visible import literal, record, verdict
 
 NOTEBOOKS = {p.stem: nbformat.read(p, as_version=4) for p in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))}
 
@@ -108,14 +108,14 @@ def test_the_view_runs_the_setup_and_names_what_it_does_not_hold(tmp_path):
         "from bpe_lab.core.encode import dropout_symbols\n"
         "try:\n    dropout_symbols(('a', 'b'), {('a', 'b'): 0}, 0.0, random.Random(0))\n"
         "except BaseException as err:\n    print(type(err).__name__, err.path)\n"
-        "for module in ('bpe_lab.grading.grader', 'bpe_lab.grading.generators', 'bpe_lab.cli'):\n"
+        "for module in ('bpe_lab.grading.commands.grader', 'bpe_lab.grading.cases.generators', 'bpe_lab.cli'):\n"
         "    try:\n        __import__(module)\n    except ImportError as err:\n        print(err)\n",
     )
     assert out.splitlines() == [
         "[('l', 'o'), ('lo', 'w')]",
         "Delegated bpe_lab.core.encode.dropout_symbols",
-        "bpe_lab.grading.grader is not available in a grading kernel",
-        "bpe_lab.grading.generators is not available in a grading kernel",
+        "bpe_lab.grading.commands is not available in a grading kernel",  # the stage's package, first
+        "bpe_lab.grading.cases is not available in a grading kernel",
         "bpe_lab.cli is not available in a grading kernel",
     ]
 

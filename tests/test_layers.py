@@ -26,11 +26,25 @@ def _module_name(path: Path) -> str:
 
 
 MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+_PACKAGES = {f"{_module_name(p)}.__init__" for p in PACKAGE.rglob("__init__.py")}
 
 
 def layer(module: str) -> str:
     parts = module.split(".")
     return parts[1] if len(parts) > 1 and parts[1] in LAYERS else "top"
+
+
+#: Inside grading, lowest first: a module may import its own stage and the
+#: ones before it. ``check`` is the learner's side (exercises, learners'
+#: notebooks and grading kernels import it), so it comes first and imports
+#: no stage; ``""`` is the modules of ``grading/`` itself (``parsing``).
+STAGES = ["check", "", "authoring", "intake", "cases", "run", "score", "commands"]
+
+
+def stage(module: str) -> str:
+    """The stage of a module of ``bpe_lab.grading`` (``""``: grading/ itself)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 or (len(parts) == 3 and f"{module}.__init__" in _PACKAGES) else ""
 
 
 def _imports(path: Path) -> Iterator[tuple[int, str, list[str], bool]]:
@@ -108,6 +122,37 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_imports_point_down():
     assert upward_imports(GRAPH) == []
+
+
+def backward_stage_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports inside grading from a later stage (CONTRIBUTING.md draws them in order)."""
+    return [
+        f"{module} imports {dep} ({stage(dep) or 'grading/'}, after {stage(module) or 'grading/'})"
+        for module, deps in sorted(graph.items())
+        if layer(module) == "grading"
+        for dep in sorted(deps)
+        if layer(dep) == "grading" and STAGES.index(stage(dep)) > STAGES.index(stage(module))
+    ]
+
+
+def test_grading_stages_import_only_earlier_stages():
+    assert {stage(m) for m in MODULES if layer(m) == "grading"} == set(STAGES)
+    assert backward_stage_imports(GRAPH) == []
+
+
+def test_check_imports_nothing_of_the_instructors_side():
+    """The learner's side imports only the lower layers and itself, not even
+    lazily: released exercises import it, and so does a grading kernel, in
+    which the instructor's modules are absent (``run/kernel_package``)."""
+    allowed = {"core", "bytelevel", "variants", "ui"}
+    found = sorted(
+        f"{module} imports {dep}"
+        for module, deps in GRAPH.items()
+        if module.startswith("bpe_lab.grading.check")
+        for dep in deps
+        if layer(dep) not in allowed and not dep.startswith("bpe_lab.grading.check")
+    )
+    assert found == []
 
 
 def _reaches(graph: dict[str, set[str]], module: str) -> set[str]:
@@ -194,6 +239,13 @@ def test_the_checks_can_fail(tmp_path):
     assert upward_imports(graph) == ["bpe_lab.core.a imports bpe_lab.ui.b (ui, above core)"]
     assert find_cycle(graph) == ["bpe_lab.core.a", "bpe_lab.ui.b", "bpe_lab.core.a"]
     assert find_cycle({"bpe_lab.ui.c": {"bpe_lab.core.a"}, "bpe_lab.core.a": set()}) is None
+    stages = {"bpe_lab.grading.run.sandbox": {"bpe_lab.grading.score.report", "bpe_lab.grading.authoring.tasks"}}
+    assert backward_stage_imports(stages) == [
+        "bpe_lab.grading.run.sandbox imports bpe_lab.grading.score.report (score, after run)"
+    ]
+    assert backward_stage_imports({"bpe_lab.grading.check.runner": {"bpe_lab.grading.parsing"}}) == [
+        "bpe_lab.grading.check.runner imports bpe_lab.grading.parsing (grading/, after check)"
+    ]
     bad = tmp_path / "bad.py"
     bad.write_text('"""x"""\ndef f():\n    from bpe_lab.core.words import _check_word, train_bpe\n')
     assert [(t, n, top) for _, t, n, top in _imports(bad)] == [
@@ -202,10 +254,27 @@ def test_the_checks_can_fail(tmp_path):
     assert _private_imports([bad]) == ["bad.py:3: from bpe_lab.core.words import _check_word"]
 
 
+def drawn_stages(picture: str) -> dict[str, set[str]]:
+    """The words of the grading rows of the layer picture, by the stage folder
+    (``run/``) they are drawn under; ``""``: the words before any folder."""
+    rows = picture[picture.index("│ grading/") :]
+    rows = rows[: rows.index("├")]
+    found: dict[str, set[str]] = {"": set()}
+    current = ""
+    for word in rows.split()[2:]:  # after "│ grading/"
+        if word.endswith("/") and word[:-1].isidentifier():
+            current = word[:-1]
+            found.setdefault(current, set())
+        elif word.strip("(),:/│"):
+            found[current].add(word.strip("(),:/│"))
+    return found
+
+
 def test_contributing_draws_every_module():
     """CONTRIBUTING.md's layer picture names every module of core, bytelevel,
-    variants, ui and grading (check/ and bench/ are drawn as folders): a new
-    module that the picture forgets fails here."""
+    variants, ui and grading (bench/ is drawn as a folder), and draws each
+    module of a grading stage under its stage's folder: a new module, or a
+    module moved to another stage, that the picture forgets fails here."""
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     picture = text[text.index("┌") : text.index("┘")]
     drawn = {word.strip("(),:/") for word in picture.split()}
@@ -217,3 +286,17 @@ def test_contributing_draws_every_module():
         and module.split(".")[2] not in drawn
     )
     assert not missing, f"CONTRIBUTING.md's layer picture lacks {missing}"
+    stages = drawn_stages(picture)
+    elsewhere = sorted(
+        f"{module} (under {stage(module)}/)"
+        for module in MODULES
+        if layer(module) == "grading"
+        and len(module.split(".")) == 4
+        and module.split(".")[3] not in stages.get(stage(module), set())
+    )
+    assert not elsewhere, f"CONTRIBUTING.md's grading rows lack {elsewhere}"
+    assert drawn_stages("│ grading/ x\n│  run/ a b\n│  c\n│  score/ d\n├") == {
+        "": {"x"},
+        "run": {"a", "b", "c"},
+        "score": {"d"},
+    }

@@ -12,15 +12,16 @@ import nbformat
 import pytest
 from grading_support import grade_solution_exercise_and
 
-from bpe_lab.grading import check, jail
-from bpe_lab.grading.answers import CHAPTERS, forbidden
-from bpe_lab.grading.cases import generated, usable
+from bpe_lab.grading import check
+from bpe_lab.grading.authoring.tasks import load_tasks
+from bpe_lab.grading.cases.chapters import GENERATORS
+from bpe_lab.grading.cases.generated import generated, usable
+from bpe_lab.grading.check.answers import CHAPTERS, forbidden
+from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.check.production import template_reference
-from bpe_lab.grading.distributions import allowed, needs
-from bpe_lab.grading.generators import GENERATORS
-from bpe_lab.grading.guard import resolve
-from bpe_lab.grading.stubs import package_dir
-from bpe_lab.grading.tasks import load_tasks
+from bpe_lab.grading.run import jail
+from bpe_lab.grading.run.distributions import allowed, needs
+from bpe_lab.grading.run.stubs import package_dir
 
 pytest.importorskip("tokenizers")
 

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from bpe_lab.cli import main
-from bpe_lab.grading.release import (
+from bpe_lab.grading.authoring.release import (
     BEGIN_HIDDEN,
     BEGIN_SOLUTION,
     release,

@@ -12,7 +12,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 import bpe_lab
-from bpe_lab.grading.distributions import imported_by
+from bpe_lab.grading.run.distributions import imported_by
 
 tomllib = pytest.importorskip("tomllib", reason="tomllib needs Python 3.11+")
 

@@ -17,8 +17,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bpe_lab.grading.grader import default_workers, grade
-from bpe_lab.grading.report import PENDING
+from bpe_lab.grading.commands.grader import default_workers, grade
+from bpe_lab.grading.score.report import PENDING
 
 __all__ = ["GradingRun", "bench_grading"]
 

@@ -27,7 +27,7 @@ text:
 
 ``tokenizers`` and ``tiktoken`` are imported inside the functions, never when
 this module loads: a grading kernel's allow-list of libraries is computed from
-what the package imports at module level (``grading.distributions``).
+what the package imports at module level (``grading.run.distributions``).
 """
 
 from __future__ import annotations

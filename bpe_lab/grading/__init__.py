@@ -2,35 +2,38 @@
 
 What it adds over the layers below: it judges a learner's code against the
 package's own reference implementations, and turns the solved notebooks
-into the learner's exercises. In the order a submission meets them:
+into the learner's exercises. A folder per stage, in the order a
+submission meets them (each stage imports only the ones before it):
 
-- ``check``: the self-checks a learner runs in an exercise notebook, one
-  module per chapter over one shared runner (``from bpe_lab.grading import
-  check``);
-- ``release``: ``solutions/`` -> ``exercises/`` (``bpe-lab release``);
-- ``roster``, ``submissions``: whose notebook a file is, which assignment it
-  answers, and reading it safely;
-- ``tasks``, ``generators``, ``generators_more``, ``cases``: the graded tasks
-  of a solution, their fixed hidden tests (``check.hidden`` scores them
-  under real nbgrader) and the cases generated per student;
-- ``assembly``: a submission's cells with the solution's locked ones;
-- ``answers``, ``guard``, ``stubs``, ``reach``, ``kernel_package``: the
-  package functions a task may not call, the trap that catches a call, and
-  the ``bpe_lab`` a grading kernel imports (only what its notebook's setup
-  reaches has a body; without the task's answers for the second run);
-- ``visible``: the visible self-check's cases, decided in the grader;
-- ``sandbox``, ``jail``, ``distributions``, ``wire``, ``launch``,
-  ``budget``, ``reaper``, ``probe``: a kernel per submission under
-  bubblewrap as an unprivileged user that sees an allow-list (the libraries
-  it may import: ``distributions``), read over sockets that refuse large
-  frames (``wire``), with limits per process and one budget for all its
-  processes, its processes reaped, its values read back as plain data;
-- ``judge``, ``task_score``, ``grader``, ``report``, ``feedback``: scores
-  and partial credit (decided in the grader, never on the kernel's word),
-  the gradebook and the feedback a learner may see; ``grade_command`` is
-  ``bpe-lab grade``;
-- ``similarity``, ``similar_answers``, ``similarity_report``: answer cells
-  copied between classmates or from the package, flagged for a person
-  (``bpe-lab grade --similarity``), never scored;
-- ``gradescope``: the autograder bundle for Gradescope (``bpe-lab gradescope``).
+- ``check/``: the learner's side, the self-checks a learner runs in an
+  exercise notebook, one module per chapter over one shared runner (``from
+  bpe_lab.grading import check``), with ``answers`` (the package functions
+  a task may not call) and ``guard`` (the trap that catches a call); it
+  imports nothing of the instructor's side;
+- ``parsing``: the one ``ast.parse`` every stage below makes;
+- ``authoring/``: ``release`` (``solutions/`` -> ``exercises/``, ``bpe-lab
+  release``) and ``tasks`` (a solution's graded tasks, hidden tests and
+  written answers, as data);
+- ``intake/``: ``submissions`` (reading a file that may be anything) and
+  ``roster`` (whose notebook it is, which assignment it answers);
+- ``cases/``: the hidden cases generated per student (``generated``) by
+  each chapter's generators;
+- ``run/``: ``assembly`` (a submission's cells with the solution's locked
+  ones), ``stubs``, ``reach``, ``kernel_package`` (the ``bpe_lab`` a
+  grading kernel imports: only what its notebook's setup reaches has a
+  body), ``sandbox``, ``jail``, ``distributions``, ``wire``, ``launch``,
+  ``budget``, ``reaper`` (a kernel per submission under bubblewrap as an
+  unprivileged user that sees an allow-list, read over sockets that refuse
+  large frames, with limits per process and one budget for all its
+  processes, its processes reaped), ``probe`` and ``visible`` (its values
+  read back as plain data, the visible self-check's cases decided in the
+  grader);
+- ``score/``: ``judge``, ``task_score`` (scores and partial credit, decided
+  in the grader, never on the kernel's word), ``report``, ``feedback`` (the
+  gradebook and the feedback a learner may see), ``similarity``,
+  ``similar_answers``, ``similarity_report`` (answer cells copied between
+  classmates or from the package, flagged for a person, never scored);
+- ``commands/``: ``grader`` (``grade``: the stages in order),
+  ``grade_command`` (``bpe-lab grade``) and ``gradescope`` (the autograder
+  bundle for Gradescope, ``bpe-lab gradescope``).
 """

@@ -21,6 +21,10 @@ hints are in a module of their own (``compression`` for 01, ``training``
 02, ``encoding`` 03, ``complexity`` 04, with the ``instruments`` that count what a trainer
 touches, ``bytelevel`` 05, ``variants`` 06, ``wild`` 07, ``scale`` 08, ``production`` 09, ``capstone`` 10).
 ``find_first_mistake`` is the reference for the "find the mistake" task.
+``answers`` lists the package functions that answer each exercise, and
+``guard`` takes them away while a learner's function runs (here, and in a
+grading kernel): this package is the learner's side of grading, and imports
+nothing of the instructor's stages beside it.
 ``HiddenCases`` (``hidden``) is what a test cell's hidden tests are written
 with: it counts the cases right and makes the cell's value its score, so
 real nbgrader gives the same partial credit as ``bpe-lab grade``.

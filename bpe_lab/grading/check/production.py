@@ -22,7 +22,7 @@ recognise the usual mistakes of assembling a Hugging Face pipeline:
 
 ``tokenizers`` is imported inside the functions, never when this module
 loads: what a grading kernel may import is computed from the package's
-module-level imports (``grading.distributions``), and exercise 09's kernel
+module-level imports (``grading.run.distributions``), and exercise 09's kernel
 gets ``tokenizers`` from its solution's metadata instead.
 
 >>> template_reference(["<s>", "</s>"], "x y", "z")

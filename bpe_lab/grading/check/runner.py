@@ -9,7 +9,7 @@ rest, the same way for every check:
   written yet" (``NotImplementedError``), a call to the package's answer and
   crashes into a ``CheckFailed`` hint; a function marked ``grader_side``
   (the grader's stand-in for a learner's function in a grading kernel,
-  ``grading.visible``) is called unguarded: it computes nothing here;
+  ``grading.run.visible``) is called unguarded: it computes nothing here;
 - ``run_cases`` calls the function on every case with fresh copies of the
   arguments, asks a verdict function whether the answer is right, raises
   ``CheckFailed("<case>: <message>")`` for the first wrong one, and prints
@@ -35,8 +35,8 @@ from typing import Any, NoReturn
 
 from bpe_lab.core.symbols import Corpus
 from bpe_lab.core.words import corpus_from_word_freq
-from bpe_lab.grading.answers import chapter_forbidden, forbidden
-from bpe_lab.grading.guard import Delegated, delegation_message, guard
+from bpe_lab.grading.check.answers import chapter_forbidden, forbidden
+from bpe_lab.grading.check.guard import Delegated, delegation_message, guard
 
 __all__ = [
     "SEED",

@@ -1,0 +1,202 @@
+"""Generated cases: the table every chapter's module fills, and what the chapters share.
+
+What this adds over the self-checks in ``check`` (which test a learner's
+function on the cases its chapter fixes, seeded the same for everyone):
+inputs drawn from a random generator that ``generated`` seeds for one
+student, and for each input the *reference* that computes its expected
+value with the package. A chapter's module (``compression``, ``training``,
+``encoding``, ``complexity``, ``bytelevel``, ``variants``, ``wild``,
+``scale``, ``production``: one per chapter, as in ``check``) registers a
+``Generator`` per graded task here, under the task's nbgrader ``grade_id``
+(two chapters both have a ``decode``); ``chapters`` imports them all, and
+``generated`` decides whether each still fits its task. This module holds
+the table and the random inputs more than one chapter draws: word
+frequencies, merge lists, corpora part way through training, Han text,
+byte-level vocabularies trained on a temporary file.
+
+The inputs stay small (a few words, a few dozen bytes, a byte-level
+vocabulary of about 300 entries), so that a failing case can be shown to
+the learner whole and re-run by hand.
+
+>>> import random
+>>> cases = draw(lambda: (random_word(random.Random(1)),))
+>>> len(cases) == CASES_PER_TASK, all(set(w) <= set("abc") for (w,) in cases)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.bytelevel.train import train_bytelevel
+from bpe_lab.core.train import count_pairs, train_bpe
+from bpe_lab.core.words import corpus_from_word_freq, merge_symbols
+
+__all__ = [
+    "CASES_PER_TASK",
+    "Args",
+    "Pair",
+    "Corpus",
+    "EOW",
+    "EOT",
+    "SPECIAL_SETS",
+    "Generator",
+    "GENERATORS",
+    "register",
+    "draw",
+    "mix",
+    "random_word_freq",
+    "random_merges",
+    "random_word",
+    "random_corpus",
+    "random_symbols_and_pair",
+    "random_han_text",
+    "trained_on",
+    "tokenizer_of",
+    "tokenizer_source",
+]
+
+
+#: How many cases a generator makes for each submission.
+CASES_PER_TASK = 5
+
+Args = tuple[Any, ...]
+Pair = tuple[str, str]
+Corpus = dict[tuple[str, ...], int]
+EOW = "</w>"
+EOT = "<|endoftext|>"
+#: The special tokens a byte-level case trains with: none, one, two.
+SPECIAL_SETS: list[list[str]] = [[], [EOT], [EOT, "<|pad|>"]]
+
+
+@dataclass(frozen=True)
+class Generator:
+    """Random inputs for one task and the package's answer to them.
+    ``call(name, args)`` writes the hidden call (default: ``name(*args)``);
+    ``name``: the learner's function it calls, where that is not the task's
+    ``name`` (the name its fixed cases call most: ``set`` in a task whose
+    cases compare vocabularies as sets)."""
+
+    inputs: Callable[[random.Random], list[Args]]
+    reference: Callable[..., Any]
+    call: Callable[[str, Args], str] | None = None
+    name: str = ""
+
+    def function(self, task_name: str) -> str:
+        """The learner's function this generator's calls test."""
+        return self.name or task_name
+
+    def source(self, name: str, args: Args) -> str:
+        if self.call is not None:
+            return self.call(name, args)
+        return f"{name}({', '.join(map(repr, args))})"
+
+
+#: grade_id -> its generator
+GENERATORS: dict[str, Generator] = {}
+
+
+Inputs = Callable[[random.Random], list[Args]]
+
+
+def register(
+    grade_id: str, reference: Callable[..., Any], call: Callable[[str, Args], str] | None = None, name: str = ""
+) -> Callable[[Inputs], Inputs]:
+    """Decorator: the decorated function makes ``grade_id``'s inputs."""
+
+    def add(inputs: Inputs) -> Inputs:
+        GENERATORS[grade_id] = Generator(inputs, reference, call, name)
+        return inputs
+
+    return add
+
+
+# ------------------------------------------------------------ shared inputs
+
+
+def draw(make: Callable[[], Args | None], n: int = CASES_PER_TASK) -> list[Args]:
+    """``n`` inputs from ``make`` (which returns None to skip one)."""
+    out: list[Args] = []
+    for _ in range(20 * n):
+        args = make()
+        if args is not None:
+            out.append(args)
+        if len(out) == n:
+            break
+    return out
+
+
+def mix(rng: random.Random, parts: list[str], seps: list[str], most: int = 6) -> str:
+    """Up to ``most`` random parts, each followed by a random separator."""
+    return "".join(rng.choice(parts) + rng.choice(seps) for _ in range(rng.randint(1, most)))
+
+
+def random_word_freq(rng: random.Random, alphabet: str = "abcde") -> dict[str, int]:
+    """A small random word -> frequency table (a dict: its order is the seed's)."""
+    words = dict.fromkeys(
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7))) for _ in range(rng.randint(2, 8))
+    )
+    return {w: rng.randint(1, 9) for w in words}
+
+
+def random_merges(rng: random.Random, alphabet: str = "abc") -> list[tuple[str, str]]:
+    return train_bpe(random_word_freq(rng, alphabet), rng.randint(1, 8), on_short="ignore")
+
+
+def random_word(rng: random.Random, alphabet: str = "abc") -> str:
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8)))
+
+
+def random_corpus(rng: random.Random, merges: int = 2) -> dict[tuple[str, ...], int]:
+    """A training corpus part way through: characters plus ``</w>``, a few merges made."""
+    corpus = dict(corpus_from_word_freq(random_word_freq(rng)))
+    for _ in range(rng.randint(0, merges)):
+        counts = count_pairs(corpus)
+        if counts:
+            pair = rng.choice(sorted(counts))
+            corpus = {merge_symbols(s, pair): f for s, f in corpus.items()}
+    return corpus
+
+
+def random_symbols_and_pair(rng: random.Random) -> Args:
+    symbols = tuple(rng.choice(["a", "a", "b", "ab", "c"]) for _ in range(rng.randint(2, 10))) + (EOW,)
+    pairs = list(zip(symbols, symbols[1:]))
+    pair = rng.choice(pairs) if rng.random() < 0.85 else (rng.choice("abc"), rng.choice("abc"))
+    return symbols, pair
+
+
+#: Han runs, several outside [\u4e00-\u9fa5]: 䶮 㐀 (Extension A), 豈 (compatibility), 𠮷 (plane 2),
+#: 龦 (after U+9FA5), 〇 (a number), 々 (an iteration mark)
+_HAN = ["今天", "天气很好", "我们", "刘䶮", "㐀㐁", "豈更", "𠮷野家", "龥龦", "一九八〇年", "人々", "好"]
+_NOT_HAN = ["and", "ok", "abc", "2024", "GPT-2", "カタカナ", "🙂", "x", "的"]
+_ZH_SEPS = ["", "", " ", "  ", "，", "。", ", ", "\n\n", "、", "\t"]
+
+
+def random_han_text(rng: random.Random) -> str:
+    return mix(rng, _HAN * 2 + _NOT_HAN, _ZH_SEPS, 8)
+
+
+def trained_on(text: str, vocab_size: int, specials: list[str]) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """``train_bytelevel`` on ``text`` (written to a temporary file, removed
+    at once): the vocabulary and merges that generated cases are built on."""
+    with tempfile.TemporaryDirectory(prefix="bpe-lab-cases-") as folder:
+        path = Path(folder) / "text.txt"
+        path.write_text(text, encoding="utf-8")
+        return train_bytelevel(path, vocab_size, specials, workers=1, progress=False, on_short="ignore")
+
+
+def tokenizer_of(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str]) -> Tokenizer:
+    """The byte-level tokenizer whose vocabulary is the 256 bytes and ``tail``."""
+    return Tokenizer({**{i: bytes([i]) for i in range(256)}, **tail}, merges, specials)
+
+
+def tokenizer_source(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], specials: list[str]) -> str:
+    """``tokenizer_of``'s tokenizer as the source a hidden call builds it with in the kernel."""
+    entries = "".join(f", {i}: {token!r}" for i, token in tail.items())
+    return f"Tokenizer({{**{{i: bytes([i]) for i in range(256)}}{entries}}}, {merges!r}, {specials!r})"

@@ -1,0 +1,202 @@
+"""Who submitted what: students and assignments from the layouts instructors get.
+
+What this adds over ``submissions`` (reading one file safely): a class.
+``collect`` turns the files and folders given to ``bpe-lab grade`` into one
+``Submission`` per notebook, with its student and its assignment:
+
+- **the student**, from the first thing under the class root (the folder
+  given to ``bpe-lab grade``): nbgrader's ``submitted/`` holds
+  ``STUDENT/ASSIGNMENT/NAME.ipynb``; one folder per student
+  (``submissions/STUDENT/*.ipynb``, an LMS folder name included); or a file
+  at the top: an LMS download name (Canvas:
+  ``lastfirst_12345_67890_02_training.ipynb``, ``lastfirst_LATE_...``;
+  Moodle: ``Full Name_12345_assignsubmission_file_...``), or the file name
+  less the assignment's (``alice_03_encoding.ipynb``); a file given by
+  itself is named by its parent folder where its name says nothing more.
+  Nothing deeper counts: a notebook below the layout (mallory's
+  ``mallory/03_encoding/bob/03_encoding/x.ipynb``) is reported as
+  mallory's and not graded, never graded as bob's. Two submissions that
+  would get the same student for the same assignment (the same file name in
+  two folders, two Canvas uploads) are never merged: each is named by its
+  path too, and the report says so.
+- **the assignment**, from the evidence there is: the nbgrader ``grade_id``
+  of its cells (each solution's are its own), the file and folder names,
+  the notebook's metadata (``release`` writes it) and ``--assignment``. When
+  they disagree (notebook 01's cells saved as ``03_encoding.ipynb``), or the
+  name names two assignments and the cells cannot settle it, the submission
+  is reported and not graded, never graded as the wrong one.
+
+>>> student_from_name("smithjane_12345_67890_02_training-1.ipynb", ["02_training"])
+('smithjane_12345', '02_training-1.ipynb')
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import nbformat
+
+from bpe_lab.grading.authoring.tasks import nbgrader
+from bpe_lab.grading.intake.submissions import PathLike, Submitted, notebook_files, read_once
+
+__all__ = ["Submission", "grade_ids", "student_from_name", "tell_assignment", "collect"]
+
+_CANVAS = re.compile(r"^(?P<name>[a-z][a-z0-9-]*?)(?:_late)?_(?P<id>\d+)_\d+_(?P<file>.+)$", re.IGNORECASE)
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_file_?(?P<file>.+)$")
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One notebook to grade: ``student`` (unique per assignment), its
+    ``assignment`` (None when it cannot be told: ``error`` says why), a
+    ``note`` for the report, and the file as ``collect`` read it (``read``:
+    every later stage takes the notebook from there, never from the file)."""
+
+    path: Path
+    student: str
+    assignment: str | None
+    note: str = ""
+    error: str = ""
+    read: Submitted | None = field(default=None, compare=False, repr=False)
+
+
+def grade_ids(nb: nbformat.NotebookNode) -> set[str]:
+    """The nbgrader grade_ids of a notebook's cells."""
+    return {str(gid) for cell in nb.cells if (gid := nbgrader(cell).get("grade_id"))}
+
+
+def student_from_name(name: str, known: list[str]) -> tuple[str, str]:
+    """``(student, original file name)`` from an LMS download name, or
+    ``("", name)`` when it is not one."""
+    for pattern in (_CANVAS, _MOODLE):
+        found = pattern.match(name)
+        if found:
+            return f"{found['name'].strip().replace(' ', '_')}_{found['id']}", found["file"]
+    return "", name
+
+
+def _named(name: str, known: list[str]) -> list[str]:
+    """The assignments a file name names (the longest ones, not their prefixes)."""
+    found = [k for k in known if k in name]
+    return [k for k in found if not any(k != other and k in other for other in found)]
+
+
+def tell_assignment(
+    nb: nbformat.NotebookNode | None, named: list[str], solutions: dict[str, set[str]], override: str | None
+) -> tuple[str | None, str, str]:
+    """``(assignment, note, error)`` for a notebook whose names name
+    ``named``; ``solutions`` maps each assignment to its grade_ids."""
+    ids = grade_ids(nb) if nb is not None else set()
+    overlap = {name: len(ids & own) for name, own in solutions.items()}
+    best = max(overlap.values(), default=0)
+    holders = sorted(name for name, n in overlap.items() if n == best and best)
+    content = holders[0] if len(holders) == 1 else None
+    meta = nb.metadata.get("bpe_lab", {}) if nb is not None else {}
+    declared = meta.get("assignment") if isinstance(meta, dict) else None
+    if len(holders) > 1:
+        return None, "", f"its cells belong to several assignments ({', '.join(holders)}): not graded"
+    if override:
+        if content and content != override:
+            return None, "", f"--assignment is {override}, but its cells are {content}'s: not graded"
+        return override, "", ""
+    if content:
+        if named and content not in named:
+            return (
+                None,
+                "",
+                (
+                    f"its name says {' and '.join(named)}, but its cells are {content}'s: not graded "
+                    "(rename it, or grade it with --assignment)"
+                ),
+            )
+        note = (
+            f"its name names {' and '.join(named)}; graded as {content}, whose cells it holds" if len(named) > 1 else ""
+        )
+        return content, note, ""
+    if len(named) == 1:
+        return named[0], "", ""
+    if declared in solutions and (not named or declared in named):
+        return str(declared), "", ""
+    if len(named) > 1:
+        return None, "", f"its name names {' and '.join(named)} and its cells do not tell which: not graded"
+    return None, "", f"cannot tell which assignment this is (not one of {', '.join(solutions)}); use --assignment"
+
+
+def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str], str]:
+    """The student and the assignments that a file's place and name give,
+    and why it is not graded ("" when it may be).
+
+    The student is the first thing under the class root: the folder there
+    (``STUDENT/…``) or the file (an LMS name, ``alice_03_encoding.ipynb``).
+    What lies deeper than a layout goes is never read for a name, so a
+    folder ``bob/03_encoding/`` inside mallory's submission makes no row
+    for bob."""
+    parts = path.relative_to(root).parts if path != root else (path.name,)
+    top, original = student_from_name(parts[0], known)
+    if len(parts) == 1:  # a file at the top: an LMS name, or the name less the assignment
+        named = _named(Path(original).stem, known)
+        if not top:
+            top = Path(original).stem
+            for name in named:
+                top = top.replace(name, "")
+            folder = path.parent.parent if path.parent.name in known else path.parent  # STUDENT/ASSIGNMENT/
+            top = top.strip(" _-.") or folder.name or path.stem
+        return top, named, ""
+    student = top or parts[0]
+    named = _named(Path(student_from_name(path.name, known)[1]).stem, known)
+    if len(parts) == 2 and parts[0] in known:  # one folder per assignment: ASSIGNMENT/NAME.ipynb
+        return _layout(path, root / parts[0], known)[0], [parts[0]], ""
+    if len(parts) == 2:  # one folder per student: STUDENT/NAME.ipynb
+        return student, named, ""
+    if len(parts) == 3 and parts[1] in known:  # nbgrader: STUDENT/ASSIGNMENT/NAME.ipynb
+        return student, [parts[1]], ""
+    deep = "".join(c if c.isprintable() else "?" for c in "/".join(parts[1:-1]))  # folder names are the learner's
+    return (
+        student,
+        named,
+        f"it lies in {deep}/ inside {parts[0]}/, deeper than any layout goes (STUDENT/ASSIGNMENT/NAME.ipynb, "
+        "STUDENT/NAME.ipynb, or NAME.ipynb at the top): not graded",
+    )
+
+
+def collect(
+    inputs: Sequence[PathLike], solutions: dict[str, nbformat.NotebookNode], override: str | None = None
+) -> list[Submission]:
+    """One ``Submission`` per notebook in ``inputs`` (files, or folders
+    searched for ``*.ipynb``), in order."""
+    known = sorted(solutions)
+    own = {name: grade_ids(nb) for name, nb in solutions.items()}
+    found: list[Submission] = []
+    for root, path in notebook_files(inputs):
+        student, named, deep = _layout(path, root, known)
+        if deep:
+            found.append(Submission(path, student, None, error=deep))
+            continue
+        read = read_once(path)  # the one read of this file: later stages take its notebook from here
+        assignment, note, error = tell_assignment(read.notebook, named, own, override)
+        if assignment is None and read.error:
+            error = f"{read.error}; {error}"
+        found.append(Submission(path, student, assignment, note, error, read))
+    return _apart(found)
+
+
+def _apart(found: list[Submission]) -> list[Submission]:
+    """Submissions that share a student and an assignment, each named by its path too."""
+    groups: dict[tuple[str, str | None], list[int]] = defaultdict(list)
+    for i, sub in enumerate(found):
+        groups[(sub.student, sub.assignment)].append(i)
+    for (student, assignment), members in groups.items():
+        if len(members) < 2 or assignment is None:
+            continue
+        for i in members:
+            sub = found[i]
+            note = (
+                f"{len(members)} submissions would be {student}'s for {assignment}: "
+                f"graded apart, this one as {student} ({sub.path})"
+            )
+            found[i] = replace(sub, student=f"{student} ({sub.path})", note="; ".join(filter(None, [sub.note, note])))
+    return found

@@ -1,0 +1,436 @@
+"""Running a submitted notebook's cells in a kernel of their own, with limits.
+
+What the grader needs from a kernel, and why each piece is here:
+
+- **Limits.** A memory limit (``RLIMIT_AS``, set by the kernel process on
+  itself before ipykernel starts: jupyter_client cannot pass a ``preexec_fn``),
+  a file-size limit, a time limit per cell and one per notebook.
+- **A directory of its own.** The kernel starts in a fresh folder, and HOME
+  and IPython's folders point there, so ``rm -rf *``, a history file or a
+  matplotlib cache touch nothing else.
+- **One budget.** The memory, processes and disk of the kernel and all it
+  starts, together, checked while it runs (``budget``).
+- **Nothing shared to spoil.** The kernelspec is built in memory, never
+  written where a submission could rewrite it for the next one.
+- **Little memory in the grader.** The kernel's messages pass a relay
+  process of bounded memory (``relay``: a message of very many frames
+  stops the submission for memory, never reaches the grader), zmq refuses
+  a frame larger than ``MAX_MESSAGE``, output is decoded only while a
+  probe runs, and of that only errors and one probe-shaped ``RESULT_MIME``
+  message per cell are kept (``wire``); past ``Limits.received_mb`` of
+  messages the submission is stopped.
+- **None of the grader's environment.** The kernel's is an allow-list
+  (``kernel_env``): no course salt, nothing the instructor exported.
+- **Nothing left running.** Whatever the kernel started is killed when
+  its cells are done (``reaper``).
+- **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
+  ``SIGKILL``, out of memory) a new kernel replays the replayable cells that
+  had worked, and the run continues with the next cell.
+
+- **Walls.** With a ``Confinement`` from ``jail``, the kernel runs inside
+  bubblewrap as nobody with no capability, seeing only what it is given
+  (no network, only its own folder writable), and is reached over unix
+  sockets in its folder; with a ``package``, that copy is imported
+  instead of ``bpe_lab``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from bpe_lab.grading.run import wire
+from bpe_lab.grading.run.budget import Budget, remove_new, watch
+from bpe_lab.grading.run.jail import Confinement
+from bpe_lab.grading.run.reaper import MARK, new_token, reap
+from bpe_lab.grading.run.relay import Relay
+from bpe_lab.grading.run.relay import available as relay_available
+from bpe_lab.grading.run.wire import MAX_MESSAGE, manager_class
+
+__all__ = [
+    "RESULT_MIME",
+    "KERNEL_NAME",
+    "MAX_MESSAGE",
+    "KEPT_ENV",
+    "Limits",
+    "Cell",
+    "Outcome",
+    "kernel_argv",
+    "kernel_env",
+    "run_cells",
+]
+
+#: Results that code in the kernel reports to the grader travel as display
+#: data of this type; all other output is dropped.
+RESULT_MIME = "application/vnd.bpe-lab.probe+json"
+KERNEL_NAME = "bpe-lab-sandbox"
+_MAX_RESTARTS = 3
+_KERNELS = itertools.count()  # numbers the kernels this process starts, for their sockets' names
+_MAX_OUTPUTS = 10  # kept per cell: errors and results only
+_MAX_CASES = 1000  # hidden calls in one probe, at most
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one notebook. ``memory_mb`` bounds each process's
+    address space and all its processes' resident memory together;
+    ``processes`` and ``disk_mb`` bound what it runs and writes at once;
+    ``received_mb`` what the grader reads from its kernels, all messages."""
+
+    cell_timeout: float = 30.0
+    notebook_timeout: float = 300.0
+    memory_mb: int = 2048
+    file_size_mb: int = 64
+    processes: int = 32
+    disk_mb: int = 256
+    received_mb: int = 256
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(self.memory_mb, self.processes, self.disk_mb)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Code to run; ``replay``: run it again in a restarted kernel if it worked
+    (setup and answers yes, tests no: their result is already known);
+    ``results``: a probe, whose one ``RESULT_MIME`` message the grader reads
+    (of every other cell it reads only errors)."""
+
+    source: str
+    replay: bool = True
+    results: bool = False
+
+
+@dataclass
+class Outcome:
+    """What one cell did: ``status`` is ok, error, timeout, dead or not run."""
+
+    status: str
+    error: str = ""
+    results: list[Any] = field(default_factory=list)
+
+
+def kernel_argv(limits: Limits) -> list[str]:
+    """The kernel's command: ``launch`` by its path, which limits the process
+    before ipykernel starts."""
+    launch = Path(__file__).resolve().parent / "launch.py"
+    return [
+        sys.executable,
+        str(launch),
+        str(limits.memory_mb << 20),
+        str(limits.file_size_mb << 20),
+        "-f",
+        "{connection_file}",
+    ]
+
+
+#: What a kernel keeps of the grader's environment (everything else, the
+#: course's salt and whatever the instructor exported, it never sees).
+KEPT_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TERM", "PYTHONHASHSEED", "TZ")
+
+
+def kernel_env(workdir: Path, confinement: Confinement, token: str, outside: dict[str, str]) -> dict[str, str]:
+    """The environment of a kernel in ``workdir``: an allow-list, not the
+    grader's ``outside`` environment. PATH is the interpreter's folder and
+    the system's, HOME and IPython's and matplotlib's folders are its own,
+    ``bpe_lab`` is found on PYTHONPATH, and ``MARK`` tells its processes
+    (``reaper``); of ``outside`` only ``KEPT_ENV``."""
+    env = {name: outside[name] for name in KEPT_ENV if name in outside}
+    env.setdefault("LANG", "C.UTF-8")
+    package_root = str(Path(__file__).resolve().parents[3])
+    if confinement.package is not None and not confinement.command:
+        package_root = os.pathsep.join([str(confinement.package.parent), package_root])
+    if confinement.command:
+        env["BPE_LAB_JAIL"] = json.dumps(list(confinement.command))
+    env.update(
+        {MARK: token},  # every process the kernel starts inherits it: see reaper
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+        HOME=str(workdir),
+        IPYTHONDIR=str(workdir / ".ipython"),
+        MPLCONFIGDIR=str(workdir / ".matplotlib"),
+        PYTHONPATH=package_root,
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+        PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ written into the package from the kernel
+    )
+    return env
+
+
+def _plausible(results: Any) -> bool:
+    """Whether a probe's message has the probe's shape (a list of small
+    dicts): a forged one of a million items is not kept until judged."""
+    return (
+        isinstance(results, list)
+        and len(results) <= _MAX_CASES
+        and all(isinstance(r, dict) and len(r) <= 4 for r in results)
+    )
+
+
+@functools.cache
+def _client_class() -> Any:
+    """nbclient's client, keeping only errors and results, and the tasks
+    it starts for a cell (``settle``)."""
+    from nbclient import NotebookClient
+
+    class QuietClient(NotebookClient):
+        # nbclient runs each cell as three tasks (the reply, the output, a look at the kernel each
+        # second) and, after a timeout, leaves the output one waiting on a socket that the kernel's
+        # teardown closes: it failed later with "Socket operation on non-socket", logged by asyncio
+        # (which on CPython 3.11.7 once broke a parse: see parsing). Each marks itself here.
+        async def _async_poll_for_reply(self, *args: Any) -> Any:
+            self._mark()
+            return await super()._async_poll_for_reply(*args)
+
+        async def _async_poll_output_msg(self, *args: Any) -> None:
+            self._mark()
+            await super()._async_poll_output_msg(*args)
+
+        async def _async_poll_kernel_alive(self) -> None:
+            self._mark()
+            await super()._async_poll_kernel_alive()
+
+        def _mark(self) -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                self.__dict__.setdefault("bpe_lab_tasks", set()).add(task)
+
+        async def settle(self) -> None:
+            """Cancel every task started for a cell that is still pending, and
+            await them all (their exceptions retrieved, never logged later)."""
+            tasks = list(self.__dict__.pop("bpe_lab_tasks", set()))
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "status":  # "idle" ends the cell
+                return super().process_message(msg, cell, cell_index)
+            if len(cell.outputs) >= _MAX_OUTPUTS:
+                return None
+            if kind == "display_data" and any(RESULT_MIME in o.get("data", {}) for o in cell.outputs):
+                return None  # a probe sends one
+            if kind == "error":
+                content["traceback"] = [str(line)[-2000:] for line in content.get("traceback", [])[-5:]]
+                content["evalue"] = str(content.get("evalue", ""))[:1000]
+            elif not (kind == "display_data" and _plausible(content.get("data", {}).get(RESULT_MIME))):
+                return None
+            return super().process_message(msg, cell, cell_index)
+
+    return QuietClient
+
+
+class _Kernel:
+    """One kernel in ``workdir`` (its run folder: ``workdir``'s parent),
+    watched against its budget; stop and start again to restart."""
+
+    def __init__(self, workdir: Path, limits: Limits, confinement: Confinement):
+        self.workdir, self.limits, self.confinement = workdir, limits, confinement
+        self.token = new_token()
+        self.client: Any = None  # an nbclient NotebookClient while the kernel runs
+        self.relay: Relay | None = None  # between the kernel and the grader's sockets (relay)
+        self.watcher: asyncio.Task[None] | None = None
+        self.over_budget = ""  # why the watcher stopped the kernel
+        self.received = 0  # bytes read from the kernels stopped so far
+        self.first_files = {p.name for p in workdir.iterdir()}  # what the grader put there
+        self.deadline = time.monotonic() + limits.notebook_timeout
+
+    async def start(self) -> None:
+        nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call, unused-ignore]
+        self.client = _client_class()(
+            nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60
+        )
+        ipc = self.confinement.ipc_dir  # in the sandbox: unix sockets, there is no network
+        name = f"k{next(_KERNELS)}"  # short: a unix socket's whole path has at most 107 bytes (jail.MAX_IPC_DIR)
+        self.client.km = manager_class(KERNEL_NAME)(
+            kernel_argv(self.limits),
+            connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),
+            **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
+        )
+        self.relay = Relay() if relay_available() else None
+        if self.relay is not None:  # the grader's sockets connect to the relay, never to the kernel
+            self.client.km.relay = self.relay.front
+        self.over_budget = ""
+        await self.client.async_start_new_kernel(
+            cwd=str(self.workdir),
+            env=kernel_env(self.workdir, self.confinement, self.token, dict(os.environ)),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if self.relay is not None:
+            self.relay.start(self.client.km.get_connection_info(), wire.MAX_MESSAGE, {MARK: self.token})
+        root = getattr(self.client.km.provisioner, "pid", None)
+        if root is not None:
+            self.watcher = asyncio.create_task(
+                watch(root, self.workdir.parent, self.limits.budget, self._stopped, self._too_much_received)
+            )
+        await self.client.async_start_new_kernel_client()
+
+    def _stopped(self, reason: str) -> None:
+        self.over_budget = reason
+
+    def _sessions(self) -> list[Any]:
+        """The sessions reading this kernel's messages (the manager's and its client's)."""
+        if self.client is None:
+            return []
+        found = [getattr(self.client.km, "session", None), getattr(self.client.kc, "session", None)]
+        return list({id(s): s for s in found if hasattr(s, "received")}.values())
+
+    def _too_much_received(self) -> str:
+        """Why the grader will read no more of this submission's messages ("": it will)."""
+        if self.relay is not None and (full := self.relay.why_stopped()):
+            return full
+        received = self.received + self._received_now()
+        if received > self.limits.received_mb << 20:
+            return (
+                f"it sent the grader {received >> 20} MB of messages, "
+                f"more than the {self.limits.received_mb} MB a submission may send"
+            )
+        return ""
+
+    def _received_now(self) -> int:
+        """Bytes the running kernel sent: all of them pass the relay (the
+        grader's sessions see only what it forwards)."""
+        if self.relay is not None and self.relay.process is not None:
+            return self.relay.received
+        return sum(session.received for session in self._sessions())
+
+    async def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
+            self.watcher = None
+        if self.client is not None:
+            await self.client.settle()
+        if self.client is not None and self.client.km is not None:
+            self.received += self._received_now()
+            try:
+                await self.client._async_cleanup_kernel()
+            except Exception:  # noqa: BLE001 - a dead kernel may fail to clean up; nothing left to do
+                pass
+        if self.relay is not None:
+            self.relay.stop()
+            self.relay = None
+        self.client = None
+
+    async def run(self, source: str, results: bool = False) -> Outcome:
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+        timeout = min(self.limits.cell_timeout, self.deadline - time.monotonic())
+        if timeout <= 0:
+            return Outcome(
+                "not run", f"not run: the notebook time limit ({self.limits.notebook_timeout:g} s) was reached"
+            )
+        cell = nbformat.v4.new_code_cell(source)  # type: ignore[no-untyped-call, unused-ignore]
+        self.client.nb.cells = [cell]
+        self.client.timeout = max(1, round(timeout))
+        replies: list[dict[str, Any]] = []
+        self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
+        for session in self._sessions():
+            session.results = results
+        try:
+            await self.client.async_execute_cell(cell, 0, store_history=False)  # nothing kept in In, _ih, Out
+            outcome = _outcome(cell, replies)
+        except CellTimeoutError:
+            outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
+        except DeadKernelError:
+            outcome = Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
+        finally:
+            await self.client.settle()  # nothing of this cell left running
+        for session in self._sessions():
+            session.results = False
+        self.over_budget = self.over_budget or self._too_much_received()
+        if self.over_budget:  # whatever the cell came to, the watcher stopped it (a reply may beat the kill)
+            return Outcome("dead", f"stopped: {self.over_budget}")
+        return outcome
+
+
+def _outcome(cell: nbformat.NotebookNode, replies: list[dict[str, Any]]) -> Outcome:
+    errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+    results = [
+        o["data"][RESULT_MIME]
+        for o in cell.outputs
+        if o.get("output_type") == "display_data" and RESULT_MIME in o.get("data", {})
+    ]
+    status = (replies[-1].get("content", {}).get("status") if replies else None) or "error"
+    if errors or status != "ok":
+        text = _error_text(errors[0]) if errors else f"the cell ended with status {status!r}"
+        return Outcome("error", text, results)
+    return Outcome("ok", "", results)
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    name, value = str(error.get("ename", "Error")), str(error.get("evalue", ""))
+    if name == "SystemExit":
+        return "SystemExit: the notebook called sys.exit() or exit()"
+    return f"{name}: {value}" if value else name
+
+
+async def run_cells(
+    cells: list[Cell], workdir: Path, limits: Limits, confinement: Confinement | None = None
+) -> list[Outcome]:
+    """Run ``cells`` in order in a fresh kernel (confined by ``confinement``,
+    default: not at all); one outcome per cell.
+
+    After a timeout or a dead kernel, a new kernel replays the replayable
+    cells that had worked and the run goes on (at most a few times). Cells
+    never reached get the reason the run stopped.
+    """
+    kernel = _Kernel(workdir, limits, confinement or Confinement())
+    outcomes: list[Outcome] = []
+    replay: list[str] = []
+    restarts, stopped = 0, ""
+    try:
+        await kernel.start()
+        for cell in cells:
+            outcome = await kernel.run(cell.source, cell.results)
+            outcomes.append(outcome)
+            if outcome.status == "ok" and cell.replay:
+                replay.append(cell.source)
+            if outcome.status == "not run":
+                stopped = outcome.error
+                break
+            if outcome.status in ("timeout", "dead"):
+                restarts += 1
+                stopped = (
+                    "not run: too many kernel restarts" if restarts > _MAX_RESTARTS else await _restart(kernel, replay)
+                )
+                if stopped:
+                    break
+    except Exception as err:  # noqa: BLE001 - a kernel that cannot start must not crash the grader
+        hint = f" (is the memory limit of {limits.memory_mb} MB too low?)" if "before replying" in str(err) else ""
+        stopped = f"the kernel could not run this notebook: {type(err).__name__}: {err}{hint}"
+    finally:
+        await kernel.stop()
+        await asyncio.to_thread(reap, kernel.token)  # what the kernel started, and a kernel that would not stop
+    return outcomes + [Outcome("not run", stopped or "not run") for _ in cells[len(outcomes) :]]
+
+
+async def _restart(kernel: _Kernel, replay: list[str]) -> str:
+    """A fresh kernel with the cells that had worked run again; "" when
+    that worked, else why the run cannot go on. After going over budget,
+    the files the kernel wrote go first (they would stop the next one too);
+    after sending more than the grader reads, there is no new kernel."""
+    await kernel.stop()
+    if sent_too_much := kernel._too_much_received():
+        return f"not run: {sent_too_much}"
+    if kernel.over_budget:
+        await asyncio.to_thread(remove_new, kernel.workdir, kernel.first_files)
+    await kernel.start()
+    for source in replay:
+        outcome = await kernel.run(source)
+        if outcome.status == "not run":
+            return outcome.error
+        if outcome.status in ("timeout", "dead"):
+            return f"not run: the kernel could not be restored ({outcome.error})"
+    return ""

@@ -1,0 +1,329 @@
+"""A task's visible self-check, decided in the grader: its cases become the grader's own.
+
+What this adds over ``check`` (the self-checks a learner runs, whose
+verdict in a grading kernel would be the kernel's word: a submission can
+replace ``check.check_X`` by a no-op) and ``probe`` (hidden calls run in
+the kernel, values sent back as plain data): the same treatment for the
+visible check's cases, so that a failing visible case still costs the
+whole task whatever the kernel does to itself. In three steps:
+
+1. ``record(solution, tasks)``, once per assignment: the solution's locked
+   and answer cells run in the grader (the instructor's code, never a
+   submission's), and each task's visible line (``check.check_X(NAME,
+   ...)``) runs on a *recorder* standing for ``NAME``: the calls the
+   check makes, in order, with the solution's value for each.
+2. The calls whose arguments are plain data (``check.hidden.plain``, types
+   kept) are sent to the kernel as probe cases ``NAME(*ARGS)``, guarded like
+   the hidden ones (``Visible.sources``); the kernel sends back values.
+3. ``verdict(visible, results)``: the real check runs again in the grader,
+   with a stand-in for ``NAME`` that returns the kernel's value for each
+   call (raises what the kernel's call raised). A ``CheckFailed`` fails the
+   task, with a message naming the input and the kind of mistake (wrong
+   value, wrong type, raised ``X``, not plain data), never the expected value.
+
+What is not judged here: a call whose arguments are not plain data (a
+``Tokenizer``, the instrumented words of chapter 04; a small text file is
+sent as its text, a list of ``Counter``s as Counters) cannot be sent, so the check is judged up to its first
+such call and passes from there (the hidden cases still decide the score);
+the same when the check's calls stop matching the recorded ones. What a
+check sees of its arguments after the call (``merge_counts`` must leave
+its Counters as they were) is not replayed: the stand-in changes nothing.
+A check that times its function (none today) would time the stand-in.
+
+>>> literal((("a", "b"), {("a", "b"): 1})), literal((b"x",)), literal((print,))
+("(('a', 'b'), {('a', 'b'): 1})", "(b'x',)", None)
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import io
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any
+
+import nbformat
+
+from bpe_lab.grading.authoring.tasks import Task, nbgrader
+from bpe_lab.grading.check.guard import Delegated
+from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
+from bpe_lab.grading.check.runner import CheckFailed
+from bpe_lab.grading.parsing import parse
+
+__all__ = ["Recorded", "Visible", "literal", "check_line", "record", "verdict", "short_text"]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One call a self-check made: its arguments' literal (None when they are
+    not plain data) and the solution's value (or what it raised)."""
+
+    args: str | None
+    value: Any = None
+    raised: BaseException | None = None
+
+
+@dataclass
+class Visible:
+    """A task's visible check as the grader runs it: the check's ``line``,
+    the learner's ``function`` it tests, the solution's namespace, and the
+    calls it made on the solution."""
+
+    grade_id: str
+    line: str
+    function: str
+    namespace: dict[str, Any]
+    calls: list[Recorded] = field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """Whether some of its calls cannot be sent (then the kernel runs the real check too)."""
+        return len(self.sources()) < len(self.calls)
+
+    @property
+    def check(self) -> str:
+        """The self-check's name: ``check_X``."""
+        return self.line.split("(")[0].strip().removeprefix("check.")
+
+    def sources(self) -> tuple[str, ...]:
+        """The kernel's probe cases: one per call up to the first that is not plain."""
+        found = []
+        for call in self.calls:
+            if call.args is None:
+                break
+            found.append(f"{self.function}(*{call.args})")
+        return tuple(found)
+
+
+#: The largest text file a check hands its function that is sent along.
+MAX_FILE = 64 << 10
+
+
+def _plain(value: Any) -> str | None:
+    """``value`` as literal text that reads back as the same value of the same types, or None."""
+    out: list[str] = []
+    try:
+        write_plain(value, out, [0])
+        text = "".join(out)
+        return text if same(ast.literal_eval(text), value) else None
+    except (NotPlain, ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
+        return None
+
+
+def literal(args: tuple[Any, ...]) -> str | None:
+    """``args`` as the source of a tuple the kernel can rebuild, or None: plain
+    data as literals, a small text file (``train_bytelevel``'s path) as
+    ``check.text_file(TEXT)`` (every notebook's setup imports ``check``)."""
+    parts = []
+    for arg in args:
+        if isinstance(arg, PurePath):
+            try:
+                if Path(arg).stat().st_size > MAX_FILE:
+                    return None
+                text = Path(arg).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                return None
+            parts.append(f"check.text_file({str.__repr__(text)})")
+        elif (part := _counters(arg)) is not None:
+            parts.append(part)
+        else:
+            return None
+    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+
+
+def _counters(value: Any) -> str | None:
+    """Plain data, where a ``Counter`` (of plain data, in a list) is rebuilt as one."""
+    if type(value) is Counter:
+        inside = _plain(dict(value))
+        return None if inside is None else f"__import__('collections').Counter({inside})"
+    if type(value) is list and any(type(item) is Counter for item in value):
+        items = [_counters(item) for item in value]
+        return None if None in items else f"[{', '.join(str(i) for i in items)}]"
+    return _plain(value)
+
+
+_CHECK_LINE = re.compile(r"^\s*check\.check_\w+\(\s*([A-Za-z_]\w*)\b")
+
+
+def check_line(visible: str) -> tuple[str, str] | None:
+    """The visible region's one ``check.check_X(NAME, ...)`` statement and NAME."""
+    try:
+        tree = parse(visible)
+    except SyntaxError:
+        return None
+    for stmt in tree.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name):
+            source = ast.get_source_segment(visible, stmt) or ""
+            if _CHECK_LINE.match(source):
+                return source, call.args[0].id
+    return None
+
+
+class _Beyond(BaseException):
+    """The check went past what the grader can judge (not ``Exception``: the
+    runner must not take it for the learner's function crashing)."""
+
+
+class KernelRaised(Exception):
+    """What a learner's call raised in the kernel, as its one line."""
+
+
+@dataclass(frozen=True)
+class _Opaque:
+    """A kernel's value that was not plain data: equal to nothing."""
+
+    kind: str
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def _quietly(line: str, namespace: dict[str, Any]) -> None:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        exec(compile(line, "<visible check>", "exec"), namespace)  # noqa: S102 - the solution's own line
+
+
+def _recorder(function: Callable[..., Any], calls: list[Recorded]) -> Callable[..., Any]:
+    def recorder(*args: Any) -> Any:
+        text = literal(args)
+        try:
+            value = function(*args)
+        except BaseException as err:
+            calls.append(Recorded(text, raised=err))
+            raise
+        calls.append(Recorded(text, value))
+        return value
+
+    recorder.grader_side = True  # type: ignore[attr-defined]
+    return recorder
+
+
+def record(solution: nbformat.NotebookNode, tasks: list[Task]) -> dict[str, Visible]:
+    """Run the solution's locked and answer cells in order (not its test
+    cells, nor its ungraded ones) and, at each task's test cell, its visible
+    check on the solution's function through a recorder; by grade_id."""
+    lines = {t.grade_id: found for t in tasks if (found := check_line(t.visible))}
+    namespace: dict[str, Any] = {"__name__": "__bpe_lab_solution__"}
+    recorded: dict[str, Visible] = {}
+    for cell in solution.cells:
+        meta = nbgrader(cell)
+        gid = str(meta.get("grade_id", ""))
+        if cell.cell_type != "code" or not gid:
+            continue
+        if gid in lines:
+            line, function = lines[gid]
+            visible = Visible(gid, line, function, dict(namespace))
+            try:
+                _quietly(line, {**namespace, function: _recorder(namespace[function], visible.calls)})
+            except (Exception, Delegated) as err:
+                raise ValueError(f"{gid}: the solution fails its own self-check: {err}") from None
+            recorded[gid] = visible
+        elif meta.get("solution") or meta.get("locked") and not meta.get("grade"):
+            try:
+                _quietly(cell.source, namespace)
+            except Exception as err:
+                raise ValueError(f"{gid}: this cell of the solution fails in the grader: {err!r}") from None
+    return recorded
+
+
+def _value(result: Any) -> Any:
+    """What a kernel's probe result stands for: the value, or its exception raised."""
+    if not isinstance(result, dict):
+        raise _Beyond
+    if "repr" in result:
+        text = str(result["repr"])
+        if len(text) > MAX_REPR:
+            raise _Beyond
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return _Opaque("not plain data")
+    if "error" in result:
+        error = str(result["error"])
+        if error.startswith("NotImplementedError"):
+            raise NotImplementedError()
+        delegated = re.match(r"^Delegated: (\S+) is not available", error)
+        if delegated:
+            raise Delegated(delegated.group(1))
+        raise KernelRaised(error)
+    return _Opaque(str(result.get("unplain", "a value too large")))
+
+
+def _kind(result: Any, solved: Recorded) -> str:
+    """The kind of mistake a kernel's result shows, never the expected value."""
+    if isinstance(result, dict) and "error" in result:
+        return f"raised {str(result['error']).split(':')[0][:80]}"
+    if isinstance(result, dict) and "unplain" in result:
+        return f"returned a {str(result['unplain'])[:80]}, not plain data"
+    if isinstance(result, dict) and "too_large" in result:
+        return "returned a value far longer than the answer"
+    try:
+        got = _value(result)
+    except BaseException:  # noqa: BLE001 - whatever it was, it is not the answer
+        return "returned a wrong value"
+    if type(got) is not type(solved.value):
+        return f"returned a {type(got).__name__}: wrong type"
+    return "returned a wrong value"
+
+
+def verdict(visible: Visible, results: Any) -> str:
+    """ "" when the visible check passes on the kernel's values (``results``:
+    the probe's list, in the order of ``visible.sources()``), else why not."""
+    sent = visible.sources()
+    if not isinstance(results, list) or len(results) != len(sent):
+        return "the self-check's cases did not report back (was the test cell tampered with?)"
+    position = [0]
+
+    def stand_in(*args: Any) -> Any:
+        number = position[0]
+        if number >= len(sent) or literal(args) != visible.calls[number].args:
+            raise _Beyond
+        position[0] += 1
+        return _value(results[number])
+
+    stand_in.grader_side = True  # type: ignore[attr-defined]
+    namespace = {**copy.copy(visible.namespace), visible.function: stand_in}
+    try:
+        _quietly(visible.line, namespace)
+    except _Beyond:
+        return ""
+    except (Exception, Delegated) as err:
+        return _failure(visible, results, position[0], err)
+    return ""
+
+
+def _failure(visible: Visible, results: list[Any], done: int, err: BaseException) -> str:
+    """The message for a failed visible check: its input, the kind of
+    mistake and the check's hint when that names no expected value."""
+    name = visible.line.split("(")[0].strip()
+    text = str(err)
+    if isinstance(err, CheckFailed) and (" calls bpe_lab." in text or " reaches bpe_lab." in text):
+        return short_text(f"the self-check {name}: {text.split(' (the grader')[0]}", 300)
+    hint = err.hint if isinstance(err, CheckFailed) else ""
+    if isinstance(err, CheckFailed) and not hint and "is not written yet" in text:
+        hint = text
+    hint = f": {short_text(hint, 300)}" if hint else ""
+    if done == 0:
+        return f"the self-check {name} failed before calling {visible.function}{hint} (run it in your notebook)"
+    call, result = visible.calls[done - 1], results[done - 1]
+    shown = short_text((call.args or "()")[1:-1].rstrip(","), 160)
+    if isinstance(result, dict) and "repr" in result and same(_value(result), call.value):
+        return f"the self-check {name} failed after its cases ran{hint} (run it in your notebook to see why)"
+    return (
+        f"the self-check {name} failed on case {done}: {visible.function}({shown}) {_kind(result, call)}{hint} "
+        "(run it in your notebook to see why)"
+    )
+
+
+def short_text(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with "..." at the end."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

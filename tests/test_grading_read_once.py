@@ -1,0 +1,110 @@
+"""Each submission is read and parsed once along the grading path.
+
+``roster.collect`` reads a file (``submissions.read_once``) to tell its
+assignment; the grader runs that notebook and seeds its generated cases
+with the digest of those same bytes, and ``similar_answers`` compares it,
+none of them opening the file again. The kernel is replaced here by a run
+that reports nothing (every task then scores 0): what is counted is the
+reading, not the grading, which tests/test_grader.py covers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from bpe_lab.grading.commands.grader import grade
+from bpe_lab.grading.intake import submissions
+from bpe_lab.grading.intake.roster import collect
+from bpe_lab.grading.intake.submissions import nonce_of, read_once, read_solutions, submission_nonce
+from bpe_lab.grading.score.similar_answers import find_similar
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """Every file opened for reading through ``Path`` (``read_bytes``,
+    ``read_text`` and ``open`` all go through ``Path.open``), and every
+    notebook text parsed."""
+    seen: dict[str, Any] = {"read": [], "parsed": []}
+    open_, parse = Path.open, submissions.read_notebook
+
+    def counting_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        if "r" in mode:
+            seen["read"].append(self.name)
+        return open_(self, mode, *args, **kwargs)
+
+    def counting_parse(text: str) -> nbformat.NotebookNode:
+        seen["parsed"].append(text)
+        return parse(text)
+
+    monkeypatch.setattr(Path, "open", counting_open)
+    monkeypatch.setattr(submissions, "read_notebook", counting_parse)
+    return seen
+
+
+def _submission(tmp_path: Path, name: str = "alice.ipynb") -> Path:
+    path = tmp_path / "class" / "alice" / name
+    path.parent.mkdir(parents=True)
+    nb = nbformat.read(SOLUTIONS / "03_encoding.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("alice's own"))  # not the solution's text
+    nbformat.write(nb, path)
+    return path
+
+
+def test_grading_reads_and_parses_a_submission_once(tmp_path, monkeypatch, counted):
+    path = _submission(tmp_path)
+    with open(path, encoding="utf-8") as f:  # the builtin, not the counted Path.open
+        text = f.read()
+    ran: list[nbformat.NotebookNode] = []
+
+    async def no_kernel(
+        where: Path, nb: nbformat.NotebookNode, *args: Any, **kwargs: Any
+    ) -> tuple[dict[str, Any], str]:
+        ran.append(nb)
+        return {}, "no kernel in this test"
+
+    monkeypatch.setattr("bpe_lab.grading.commands.grader._run_in_tempdir", no_kernel)
+    (report,) = grade([tmp_path / "class"], solutions_dir=SOLUTIONS, sandbox=False)
+    assert report.assignment == "03_encoding" and report.error == "" and ran
+    assert counted["read"].count(path.name) == 1
+    assert sum(parsed == text for parsed in counted["parsed"]) == 1
+    assert report.nonce == hashlib.sha256(path.read_bytes()).hexdigest()[:16] == submission_nonce(path)
+
+
+def test_similarity_takes_the_notebook_collect_read(tmp_path, counted):
+    path = _submission(tmp_path)
+    solutions = read_solutions(SOLUTIONS)
+    subs = collect([tmp_path / "class"], solutions)
+    found = find_similar(subs, solutions)
+    assert found.compared > 0 and found.skipped == []
+    assert counted["read"].count(path.name) == 1
+
+
+def test_a_file_that_is_not_a_notebook_is_read_once_and_says_why(tmp_path, counted):
+    path = tmp_path / "bob.ipynb"
+    path.write_bytes(b"\xff not json")
+    read = read_once(path)
+    assert read.notebook is None and read.error.startswith("not a readable notebook (UnicodeDecodeError")
+    assert read.nonce == nonce_of([b"\xff not json"]) == submission_nonce(path)
+    missing = read_once(tmp_path / "nobody.ipynb")
+    assert (missing.notebook, missing.nonce) == (None, "") and "No such file" in missing.error
+    assert counted["read"].count(path.name) == 2  # read_once's read, and submission_nonce's own
+
+
+def test_the_read_decodes_as_read_text_does(tmp_path):
+    """Bytes read once are decoded as ``Path.read_text`` decoded them (UTF-8,
+    universal newlines): a notebook saved with CRLF line ends is the same."""
+    path = tmp_path / "crlf.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 'naïve'\r\ny = 2")])
+    path.write_bytes(nbformat.writes(nb).replace("\n", "\r\n").encode("utf-8"))
+    read = read_once(path)
+    assert read.notebook is not None
+    assert (
+        read.notebook.cells[0].source == nbformat.reads(path.read_text(encoding="utf-8"), as_version=4).cells[0].source
+    )
