@@ -67,6 +67,23 @@ def test_workers_give_the_same_ids(tmp_path):
     assert np.load(out).tolist() == expected
 
 
+def test_this_process_and_the_worker_share_the_chunks(tmp_path, monkeypatch):
+    """workers=2: one worker process, and this process encodes chunks too;
+    the ids still come out in file order."""
+    from bpe_lab.bytelevel import encode_file
+
+    here = []
+    encode_here = encode_file._encode_chunk  # a worker process calls its own, unpatched copy
+    monkeypatch.setattr(encode_file, "_encode_chunk", lambda tok, job: here.append(job) or encode_here(tok, job))
+    tok = gpt2_tokenizer()
+    text = python_docs()[:100_000]
+    path = write(tmp_path, text)
+    ids = tok.encode_file(path, workers=2, chunk_bytes=2_000)
+    assert ids.tolist() == tok.encode(text)
+    chunks = len(text) // 2_000
+    assert 1 <= len(here) < chunks, (len(here), chunks)
+
+
 def test_gpt2_ids_are_tiktokens(tmp_path):
     tok = gpt2_tokenizer()
     text = real_text() + SPECIAL_SAMPLE + SAMPLES["chinese"] + SAMPLES["whitespace"]
@@ -125,28 +142,29 @@ def test_dtype(tmp_path):
     assert not (tmp_path / "ids.npy").exists()
 
 
-def test_the_parents_memory_stays_far_below_the_ids(tmp_path):
-    """8 MB of text, about 2 million ids (4 MB as uint16): the parent only
-    passes chunks of ids through, a few at a time."""
-    tok = gpt2_tokenizer()
-    text = python_docs()
-    path = tmp_path / "big.txt"
-    with open(path, "wb") as f:
-        for _ in range(18):
-            f.write(text.encode("utf-8"))
-    out = tmp_path / "ids.npy"
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    try:
-        tok.encode_file(path, out, workers=2, chunk_bytes=200_000)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    ids_bytes = os.path.getsize(out) - 128
-    assert ids_bytes > 3_000_000
-    assert peak - before < ids_bytes / 4, (peak - before, ids_bytes)
-    first = tok.encode(text)
-    assert np.load(out, mmap_mode="r")[: len(first)].tolist() == first
+def test_the_parents_memory_does_not_grow_with_the_file(tmp_path):
+    """The parent encodes chunks too (its memory: a chunk being encoded, its
+    pre-token cache and the ids of a few chunks in flight), and writes the
+    ids to the .npy file as they come: 4 times the file, 4 times the ids,
+    about the same peak (the first call's one-off allocations left out)."""
+    text = python_docs().encode("utf-8")
+    peaks = {}
+    for copies in (1, 4, 16):
+        path = tmp_path / f"{copies}.txt"
+        path.write_bytes(text * copies)
+        tok = gpt2_tokenizer()  # a new one: an empty cache each time
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        try:
+            tok.encode_file(path, tmp_path / "ids.npy", workers=2, chunk_bytes=100_000)
+            peaks[copies] = tracemalloc.get_traced_memory()[1] - before
+        finally:
+            tracemalloc.stop()
+    ids_bytes = os.path.getsize(tmp_path / "ids.npy") - 128
+    assert ids_bytes > 4_000_000
+    assert peaks[16] < 1.5 * peaks[4] and peaks[16] < ids_bytes, (peaks, ids_bytes)
+    first = tok.encode(python_docs())
+    assert np.load(tmp_path / "ids.npy", mmap_mode="r")[: len(first)].tolist() == first
 
 
 # -------------------------------------------------------------- bad input
