@@ -17,16 +17,16 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
 - **Workers.** Chunks are encoded in this process and in ``workers - 1``
   worker processes (fresh interpreters over pipes, never forked, never
   importing the main module). This process has its tokenizer already, so it
-  starts encoding at once, while the workers start; each worker rebuilds the
-  tokenizer once, from a file this process writes (its vocabulary, merges,
-  special tokens and the constructor options of ``WORKER_OPTIONS``: its
-  pattern and ``max_cached_pieces``; the start-up that ``make bench``'s
-  ``encode_file`` rows time), and then receives only ``((path, start,
-  end), out)`` per chunk: it reads its chunk itself, so the text never goes
-  through a pipe, its pre-token cache stays warm from one chunk to the next,
-  and it writes the chunk's ids raw to the file ``out`` in a temporary
-  folder, replying with their count only (a reply of a megabyte would keep
-  it waiting until this process, busy with a chunk of its own, read it).
+  starts encoding at once, while the workers start; each worker loads the
+  tokenizer once, from a pickle this process writes (its checked tables, its
+  pattern and ``max_cached_pieces``, not its cache: ``Tokenizer.__getstate__``;
+  the start-up that ``make bench``'s ``encode_file`` rows time), and then
+  receives only ``((path, start, end), out)`` per chunk: it reads its chunk
+  itself, so the text never goes through a pipe, its pre-token cache stays
+  warm from one chunk to the next, and it writes the chunk's ids raw to the
+  file ``out`` in a temporary folder, replying with their count only (a
+  reply of a megabyte would keep it waiting until this process, busy with a
+  chunk of its own, read it).
   Chunks are handed out in file order, two to each worker at a time, and
   this process takes the next one whenever no reply is waiting.
 - **Bounded memory.** At most ``4 * workers`` chunks past the oldest
@@ -67,7 +67,7 @@ from bpe_lab.core.patterns import Pattern
 from bpe_lab.core.symbols import check_int
 from bpe_lab.core.textfile import check_file, decode_utf8
 
-__all__ = ["ENCODE_CHUNK_BYTES", "WORKER_OPTIONS", "encode_file", "ids_dtype", "serve_encoding"]
+__all__ = ["ENCODE_CHUNK_BYTES", "encode_file", "ids_dtype", "serve_encoding"]
 
 #: Chunks of about 1 MB: a worker's memory stays small (about 20 times a
 #: chunk), the last chunks keep both cores busy to the end, and the cost per
@@ -77,7 +77,7 @@ ENCODE_CHUNK_BYTES = 1 << 20
 
 #: How many chunks per process may be started past the oldest unfinished
 #: one: enough for this process to go on while a worker is still starting
-#: (a fresh interpreter rebuilding the tokenizer takes a few chunks' time),
+#: (a fresh interpreter loading the tokenizer takes a few chunks' time),
 #: few enough that the ids waiting to be written stay small (about half a
 #: chunk's bytes each, as uint16).
 _AHEAD = 4
@@ -86,20 +86,16 @@ _AHEAD = 4
 Ids = NDArray[np.unsignedinteger[Any]]
 #: One chunk to encode: (path, start byte, end byte, dtype of the ids).
 _Job = tuple[str, int, int, str]
-#: The keyword options of a tokenizer's constructor that a worker's copy is
-#: given too, read from the tokenizer's attributes of the same names.
-WORKER_OPTIONS = ("pattern", "max_cached_pieces")
 
 
 class FileEncoder(Protocol):
     """What ``encode_file`` needs of a tokenizer (``Tokenizer`` has it): its
-    ``encode``, and what its constructor takes, to rebuild it in a worker
-    (with those of ``WORKER_OPTIONS`` it has as attributes, such as
-    ``max_cached_pieces``, passed as keywords), and its ``pattern``, which
-    says where its text may be cut."""
+    ``encode``, its ``vocab`` (its largest id chooses the dtype), its special
+    tokens and ``pattern``, which say where its text may be cut, and to be
+    picklable, for the workers (``Tokenizer`` pickles its checked tables,
+    its pattern and options, and not its cache)."""
 
     vocab: dict[int, bytes]
-    merges: list[tuple[bytes, bytes]]
     special_tokens: list[str]
     pattern: Pattern
 
@@ -196,13 +192,12 @@ def _reporting(chunks: Iterable[tuple[_Job, Ids]], bar: Bar) -> Iterator[Ids]:
 
 
 def serve_encoding(payload: str) -> None:
-    """What an encoding worker runs (``_worker_code``): rebuild the tokenizer
-    from what ``_write_payload`` wrote, then encode chunks (``workers.serve``),
+    """What an encoding worker runs (``_worker_code``): load the tokenizer
+    that ``_write_payload`` pickled, then encode chunks (``workers.serve``),
     writing each chunk's ids to the file the job names and replying with
     their count (``_encode_chunk_to``)."""
     with open(payload, "rb") as f:
-        factory, vocab, merges, specials, options = pickle.load(f)
-    tokenizer = factory(vocab, merges, specials, **options)
+        tokenizer = pickle.load(f)
     serve(lambda job: _encode_chunk_to(tokenizer, *job))
 
 
@@ -211,7 +206,7 @@ def _worker_code(payload: str) -> str:
 
 
 def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
-    """Pickle what the tokenizer is made of into a file for the workers.
+    """Pickle the tokenizer into a file for the workers.
 
     Streamed to a file without a memo (``fast``: nothing in it refers to
     itself): the pickler's memo of 100,000 objects (GPT-2's vocabulary and
@@ -221,8 +216,7 @@ def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
     with open(path, "wb") as f:
         pickler = pickle.Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
         pickler.fast = True
-        options = {name: getattr(tokenizer, name) for name in WORKER_OPTIONS if hasattr(tokenizer, name)}
-        pickler.dump((type(tokenizer), tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens, options))
+        pickler.dump(tokenizer)
     return path
 
 
@@ -294,7 +288,7 @@ def _shared_work(
 ) -> Iterator[Ids]:
     """Each job's ids, in file order, encoded by the workers of ``pool`` and
     by this process, which has its tokenizer already and starts at once,
-    while the workers start (a fresh interpreter each, which rebuilds the
+    while the workers start (a fresh interpreter each, which loads the
     tokenizer).
 
     Jobs are handed out in file order: each worker keeps two in hand (one to
