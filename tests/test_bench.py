@@ -3,6 +3,7 @@ the numbers belong in the README, not in a test on a shared machine), and
 its parts do what the table says: contenders take turns, the corpus's
 documents are counted and measured."""
 
+import time
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,33 @@ def test_contenders_take_turns_each_from_a_fresh_start():
     timed = interleaved({"ours": contender("ours"), "theirs": contender("theirs")}, 2)
     assert events == ["prepare ours", "run ours", "prepare theirs", "run theirs"] * 2
     assert [len(t.seconds) for t in timed.values()] == [2, 2] and timed["theirs"].result == "theirs"
+    assert [len(t.cpu_seconds) for t in timed.values()] == [2, 2]
     assert timed["ours"].best == min(timed["ours"].seconds)
+
+
+def test_a_run_counts_the_cpu_time_of_its_threads_and_of_the_workers_it_waited_for():
+    import subprocess
+    import sys
+    import threading
+
+    def spin(seconds):
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+
+    def in_a_thread():
+        thread = threading.Thread(target=spin, args=(0.2,))
+        thread.start()
+        thread.join()
+
+    def in_a_child():
+        code = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+        subprocess.run([sys.executable, "-c", code], check=True)
+
+    timed = interleaved({"thread": lambda: in_a_thread, "child": lambda: in_a_child}, 1)
+    assert timed["thread"].cpu_seconds[0] >= 0.2
+    assert timed["child"].cpu_seconds[0] >= 0.3
+    assert "CPU" in timed["child"].spread()
     with pytest.raises(ValueError, match="repeat must be at least 1, got 0"):
         interleaved({}, 0)
 
