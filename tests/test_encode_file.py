@@ -2,6 +2,7 @@
 in worker processes, into a .npy file in bounded memory; and every bad input."""
 
 import os
+import time
 import tracemalloc
 from functools import cache
 
@@ -67,21 +68,42 @@ def test_workers_give_the_same_ids(tmp_path):
     assert np.load(out).tolist() == expected
 
 
-def test_this_process_and_the_worker_share_the_chunks(tmp_path, monkeypatch):
-    """workers=2: one worker process, and this process encodes chunks too;
-    the ids still come out in file order."""
+@pytest.fixture
+def slow_here(monkeypatch):
+    """This process's chunks, each taking 0.1 s more here, so that the worker
+    (ready after its start-up) is sure to get some; the list of them."""
     from bpe_lab.bytelevel import encode_file
 
     here = []
     encode_here = encode_file._encode_chunk  # a worker process calls its own, unpatched copy
-    monkeypatch.setattr(encode_file, "_encode_chunk", lambda tok, job: here.append(job) or encode_here(tok, job))
+
+    def slowly(tok, job):
+        here.append(job)
+        time.sleep(0.1)
+        return encode_here(tok, job)
+
+    monkeypatch.setattr(encode_file, "_encode_chunk", slowly)
+    return here
+
+
+def test_this_process_and_the_worker_share_the_chunks(tmp_path, slow_here):
+    """workers=2: one worker process, and this process encodes chunks too;
+    the ids still come out in file order."""
     tok = gpt2_tokenizer()
     text = python_docs()[:100_000]
     path = write(tmp_path, text)
     ids = tok.encode_file(path, workers=2, chunk_bytes=2_000)
     assert ids.tolist() == tok.encode(text)
-    chunks = len(text) // 2_000
-    assert 1 <= len(here) < chunks, (len(here), chunks)
+    assert 1 <= len(slow_here) < len(text) // 2_000, len(slow_here)
+
+
+def test_a_small_file_is_encoded_here_without_waiting_for_the_worker(tmp_path):
+    """A file encoded before the worker has started is this process's alone:
+    the worker, still starting, is stopped, not waited for."""
+    tok = gpt2_tokenizer()
+    path = write(tmp_path, "tiny text " * 100)
+    ids = tok.encode_file(path, workers=2, chunk_bytes=100)
+    assert ids.tolist() == tok.encode("tiny text " * 100)
 
 
 def test_gpt2_ids_are_tiktokens(tmp_path):
@@ -256,12 +278,13 @@ def test_progress_bar_runs(tmp_path, capsys):
     assert len(ids) > 0
 
 
-def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path):
+def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path, slow_here):
     """A worker's tokenizer keeps ``max_cached_pieces`` and ``pattern`` (were
     it rebuilt from the vocabulary, merges and special tokens alone, it would
     have the default cache and GPT-2's pattern, at place 0)."""
     small = small_trained_tokenizer()
     tok = OptionsEcho(small.vocab, small.merges, small.special_tokens, pattern="llama3", max_cached_pieces=7)
-    path = write(tmp_path, "some words here\n" * 400)
+    path = write(tmp_path, "some words here\n" * 1_600)
     ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
     assert len(ids) > 4 and ids.tolist() == [7, list(PATTERNS).index("llama3")] * (len(ids) // 2)
+    assert len(slow_here) < len(ids) // 2  # the worker's copy encoded some chunks

@@ -27,8 +27,10 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
   file ``out`` in a temporary folder, replying with their count only (a
   reply of a megabyte would keep it waiting until this process, busy with a
   chunk of its own, read it).
-  Chunks are handed out in file order, two to each worker at a time, and
-  this process takes the next one whenever no reply is waiting.
+  Chunks are handed out in file order, two to each worker at a time once
+  it says it is ready, and this process takes the next one whenever no
+  reply is waiting; a worker still starting when the last chunk is done
+  is stopped rather than waited for (a small file is encoded here alone).
 - **Bounded memory.** At most ``4 * workers`` chunks past the oldest
   unfinished one are started; this process writes each finished chunk, in
   order, to the ``.npy`` file and drops it. The header goes first with a
@@ -48,6 +50,7 @@ from __future__ import annotations
 import os
 import pickle
 import queue
+import sys
 import tempfile
 import threading
 from collections import deque
@@ -193,11 +196,14 @@ def _reporting(chunks: Iterable[tuple[_Job, Ids]], bar: Bar) -> Iterator[Ids]:
 
 def serve_encoding(payload: str) -> None:
     """What an encoding worker runs (``_worker_code``): load the tokenizer
-    that ``_write_payload`` pickled, then encode chunks (``workers.serve``),
-    writing each chunk's ids to the file the job names and replying with
-    their count (``_encode_chunk_to``)."""
+    that ``_write_payload`` pickled, say it is ready (a reply of None before
+    any job), then encode chunks (``workers.serve``), writing each chunk's
+    ids to the file the job names and replying with their count
+    (``_encode_chunk_to``)."""
     with open(payload, "rb") as f:
         tokenizer = pickle.load(f)
+    pickle.dump((True, None), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)  # ready: jobs may come
+    sys.stdout.buffer.flush()
     serve(lambda job: _encode_chunk_to(tokenizer, *job))
 
 
@@ -254,14 +260,17 @@ def _encoded_chunks(tokenizer: FileEncoder, jobs: list[_Job], workers: int) -> G
         pool: list[Worker] = []
         readers: list[threading.Thread] = []
         replies: queue.SimpleQueue[tuple[int, bool, object]] = queue.SimpleQueue()
+        ready: set[int] = set()
         try:
             for k in range(workers - 1):
                 pool.append(Worker(code, "an encoding worker"))
                 readers.append(threading.Thread(target=_read_replies, args=(k, pool[k], replies), daemon=True))
                 readers[k].start()
-            yield from _shared_work(tokenizer, jobs, pool, replies, folder)
+            yield from _shared_work(tokenizer, jobs, pool, replies, folder, ready)
         finally:  # also on an error, Ctrl-C or a consumer that stops early
-            for worker in pool:
+            for k, worker in enumerate(pool):
+                if k not in ready:  # still starting, with no job: not worth waiting for
+                    worker.process.terminate()
                 worker.close()  # its reader then sees the pipe end, and stops
             for reader in readers:
                 reader.join()
@@ -285,15 +294,18 @@ def _shared_work(
     pool: list[Worker],
     replies: queue.SimpleQueue[tuple[int, bool, object]],
     folder: str,
+    ready: set[int],
 ) -> Iterator[Ids]:
     """Each job's ids, in file order, encoded by the workers of ``pool`` and
     by this process, which has its tokenizer already and starts at once,
     while the workers start (a fresh interpreter each, which loads the
     tokenizer).
 
-    Jobs are handed out in file order: each worker keeps two in hand (one to
-    do, one waiting, so that it never waits for this process), and this
-    process takes the next one itself whenever it has nothing to collect.
+    Jobs are handed out in file order: each worker, once it has said it is
+    ready (adding itself to ``ready``), keeps two in hand (one to do, one
+    waiting, so that it never waits for this process), and this process
+    takes the next one itself whenever it has nothing to collect. A file
+    that takes less time than a worker's start-up is encoded here alone.
     At most ``_AHEAD`` jobs per process past the oldest unfinished one are
     started, so finished chunks cannot pile up while a slow one holds the
     order (memory: that many chunks' ids). A worker's ids come back in a
@@ -307,6 +319,11 @@ def _shared_work(
 
     def collect(reply: tuple[int, bool, object]) -> None:
         k, ok, value = reply
+        if k not in ready:  # its first reply: ready, or why it could not start
+            if not ok:
+                raise value  # type: ignore[misc]
+            ready.add(k)
+            return
         if not in_hand[k]:
             return  # a worker closed with nothing in hand
         finished[in_hand[k].popleft()] = (ok, value)
@@ -319,7 +336,9 @@ def _shared_work(
     for done in range(len(jobs)):
         while done not in finished:
             for k, worker in enumerate(pool):
-                while k not in failed and len(in_hand[k]) < 2 and started < min(len(jobs), done + window):
+                while (
+                    k in ready and k not in failed and len(in_hand[k]) < 2 and started < min(len(jobs), done + window)
+                ):
                     worker.send((jobs[started], os.path.join(folder, f"{started}.ids")))
                     in_hand[k].append(started)
                     started += 1
