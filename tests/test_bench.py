@@ -3,6 +3,7 @@ the numbers belong in the README, not in a test on a shared machine), and
 its parts do what the table says: contenders take turns, the corpus's
 documents are counted and measured."""
 
+import time
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,7 @@ def test_bench_command_prints_one_row_per_benchmark(capsys, monkeypatch):
         "| small case",
         "| encoding",
         "| encoding",
+        "| encoding",
         "| encode_file",
         "| encode_file",
         *["| pre-tokenizing"] * 6,
@@ -52,13 +54,15 @@ def test_bench_command_prints_one_row_per_benchmark(capsys, monkeypatch):
         "| growth",
     ]
     assert "documents joined by <|endoftext|>" in rows[0] and "document sizes: median" in rows[0]
-    assert "tiktoken" in rows[5] and "HF tokenizers" in rows[6] and "IDS DIFFER" not in rows[5]
-    assert "encode_ordinary_batch" in rows[7] and "IDS DIFFER" not in rows[7]
-    assert "speed-up of 2 workers over 1" in rows[8] and "of tiktoken's speed-up" in rows[8]
-    patterns = [row.split("pattern ")[1].split(",")[0] for row in rows[9:14]]
+    assert "tiktoken" in rows[5] and "IDS DIFFER" not in rows[5]
+    assert "warm cache" in rows[6] and "of tiktoken" in rows[6] and "IDS DIFFER" not in rows[6]
+    assert "HF tokenizers" in rows[7]
+    assert "encode_ordinary_batch" in rows[8] and "IDS DIFFER" not in rows[8]
+    assert "speed-up of 2 workers over 1" in rows[9] and "of tiktoken's speed-up" in rows[9]
+    patterns = [row.split("pattern ")[1].split(",")[0] for row in rows[10:15]]
     assert patterns == ["gpt2", "r50k", "cl100k", "o200k", "llama3"]
-    assert "gpt2_pretokenize" in rows[14] and "PIECES DIFFER" not in rows[14]
-    assert "HF tokenizers" in rows[15] and "size^" in rows[17]
+    assert "gpt2_pretokenize" in rows[15] and "PIECES DIFFER" not in rows[15]
+    assert "HF tokenizers" in rows[16] and "size^" in rows[18]
     assert (
         "train_fast" in rows[1]
         and "train_bytelevel" in rows[2]
@@ -80,7 +84,33 @@ def test_contenders_take_turns_each_from_a_fresh_start():
     timed = interleaved({"ours": contender("ours"), "theirs": contender("theirs")}, 2)
     assert events == ["prepare ours", "run ours", "prepare theirs", "run theirs"] * 2
     assert [len(t.seconds) for t in timed.values()] == [2, 2] and timed["theirs"].result == "theirs"
+    assert [len(t.cpu_seconds) for t in timed.values()] == [2, 2]
     assert timed["ours"].best == min(timed["ours"].seconds)
+
+
+def test_a_run_counts_the_cpu_time_of_its_threads_and_of_the_workers_it_waited_for():
+    import subprocess
+    import sys
+    import threading
+
+    def spin(seconds):
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+
+    def in_a_thread():
+        thread = threading.Thread(target=spin, args=(0.2,))
+        thread.start()
+        thread.join()
+
+    def in_a_child():
+        code = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass"
+        subprocess.run([sys.executable, "-c", code], check=True)
+
+    timed = interleaved({"thread": lambda: in_a_thread, "child": lambda: in_a_child}, 1)
+    assert timed["thread"].cpu_seconds[0] >= 0.2
+    assert timed["child"].cpu_seconds[0] >= 0.3
+    assert "CPU" in timed["child"].spread()
     with pytest.raises(ValueError, match="repeat must be at least 1, got 0"):
         interleaved({}, 0)
 

@@ -144,3 +144,17 @@ def test_bpe_dropout():
     assert encode_word("lowest", MERGES, dropout=0.3, rng=7) == encode_word("lowest", MERGES, dropout=0.3, rng=7)
     with pytest.raises(ValueError, match="dropout must be a probability"):
         encode_word("lowest", MERGES, dropout=1.5)
+
+
+@pytest.mark.parametrize("encode", [encode_word, apply_merges, encode_text, merge_ranks])
+def test_every_encoder_checks_the_word_markers_as_the_trainers_do(encode):
+    # one WordMarkers per call (core/options.py), the checks TrainOptions makes too
+    args = ([("l", "o")],) if encode is merge_ranks else ("low", [("l", "o")])
+    with pytest.raises(ValueError, match="glue_end_of_word=True needs an end_of_word marker"):
+        encode(*args, end_of_word=None, glue_end_of_word=True)
+    with pytest.raises(TypeError, match="glue_end_of_word must be True or False, got 'yes'"):
+        encode(*args, glue_end_of_word="yes")
+    with pytest.raises(ValueError, match="start_of_word must be a non-empty string or None"):
+        encode(*args, start_of_word="")
+    with pytest.raises(ValueError, match="glue_end_of_word=True needs an end_of_word marker"):
+        train_bpe({"low": 1}, 1, end_of_word=None, glue_end_of_word=True)

@@ -2,6 +2,7 @@
 in worker processes, into a .npy file in bounded memory; and every bad input."""
 
 import os
+import time
 import tracemalloc
 from functools import cache
 
@@ -67,6 +68,44 @@ def test_workers_give_the_same_ids(tmp_path):
     assert np.load(out).tolist() == expected
 
 
+@pytest.fixture
+def slow_here(monkeypatch):
+    """This process's chunks, each taking 0.1 s more here, so that the worker
+    (ready after its start-up) is sure to get some; the list of them."""
+    from bpe_lab.bytelevel import encode_file
+
+    here = []
+    encode_here = encode_file._encode_chunk  # a worker process calls its own, unpatched copy
+
+    def slowly(tok, job):
+        here.append(job)
+        time.sleep(0.1)
+        return encode_here(tok, job)
+
+    monkeypatch.setattr(encode_file, "_encode_chunk", slowly)
+    return here
+
+
+def test_this_process_and_the_worker_share_the_chunks(tmp_path, slow_here):
+    """workers=2: one worker process, and this process encodes chunks too;
+    the ids still come out in file order."""
+    tok = gpt2_tokenizer()
+    text = python_docs()[:100_000]
+    path = write(tmp_path, text)
+    ids = tok.encode_file(path, workers=2, chunk_bytes=2_000)
+    assert ids.tolist() == tok.encode(text)
+    assert 1 <= len(slow_here) < len(text) // 2_000, len(slow_here)
+
+
+def test_a_small_file_is_encoded_here_without_waiting_for_the_worker(tmp_path):
+    """A file encoded before the worker has started is this process's alone:
+    the worker, still starting, is stopped, not waited for."""
+    tok = gpt2_tokenizer()
+    path = write(tmp_path, "tiny text " * 100)
+    ids = tok.encode_file(path, workers=2, chunk_bytes=100)
+    assert ids.tolist() == tok.encode("tiny text " * 100)
+
+
 def test_gpt2_ids_are_tiktokens(tmp_path):
     tok = gpt2_tokenizer()
     text = real_text() + SPECIAL_SAMPLE + SAMPLES["chinese"] + SAMPLES["whitespace"]
@@ -125,28 +164,29 @@ def test_dtype(tmp_path):
     assert not (tmp_path / "ids.npy").exists()
 
 
-def test_the_parents_memory_stays_far_below_the_ids(tmp_path):
-    """8 MB of text, about 2 million ids (4 MB as uint16): the parent only
-    passes chunks of ids through, a few at a time."""
-    tok = gpt2_tokenizer()
-    text = python_docs()
-    path = tmp_path / "big.txt"
-    with open(path, "wb") as f:
-        for _ in range(18):
-            f.write(text.encode("utf-8"))
-    out = tmp_path / "ids.npy"
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
-    try:
-        tok.encode_file(path, out, workers=2, chunk_bytes=200_000)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    ids_bytes = os.path.getsize(out) - 128
-    assert ids_bytes > 3_000_000
-    assert peak - before < ids_bytes / 4, (peak - before, ids_bytes)
-    first = tok.encode(text)
-    assert np.load(out, mmap_mode="r")[: len(first)].tolist() == first
+def test_the_parents_memory_does_not_grow_with_the_file(tmp_path):
+    """The parent encodes chunks too (its memory: a chunk being encoded, its
+    pre-token cache and the ids of a few chunks in flight), and writes the
+    ids to the .npy file as they come: 4 times the file, 4 times the ids,
+    about the same peak (the first call's one-off allocations left out)."""
+    text = python_docs().encode("utf-8")
+    peaks = {}
+    for copies in (1, 4, 16):
+        path = tmp_path / f"{copies}.txt"
+        path.write_bytes(text * copies)
+        tok = gpt2_tokenizer()  # a new one: an empty cache each time
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        try:
+            tok.encode_file(path, tmp_path / "ids.npy", workers=2, chunk_bytes=100_000)
+            peaks[copies] = tracemalloc.get_traced_memory()[1] - before
+        finally:
+            tracemalloc.stop()
+    ids_bytes = os.path.getsize(tmp_path / "ids.npy") - 128
+    assert ids_bytes > 4_000_000
+    assert peaks[16] < 1.5 * peaks[4] and peaks[16] < ids_bytes, (peaks, ids_bytes)
+    first = tok.encode(python_docs())
+    assert np.load(tmp_path / "ids.npy", mmap_mode="r")[: len(first)].tolist() == first
 
 
 # -------------------------------------------------------------- bad input
@@ -238,12 +278,13 @@ def test_progress_bar_runs(tmp_path, capsys):
     assert len(ids) > 0
 
 
-def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path):
+def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path, slow_here):
     """A worker's tokenizer keeps ``max_cached_pieces`` and ``pattern`` (were
     it rebuilt from the vocabulary, merges and special tokens alone, it would
     have the default cache and GPT-2's pattern, at place 0)."""
     small = small_trained_tokenizer()
     tok = OptionsEcho(small.vocab, small.merges, small.special_tokens, pattern="llama3", max_cached_pieces=7)
-    path = write(tmp_path, "some words here\n" * 400)
+    path = write(tmp_path, "some words here\n" * 1_600)
     ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
     assert len(ids) > 4 and ids.tolist() == [7, list(PATTERNS).index("llama3")] * (len(ids) // 2)
+    assert len(slow_here) < len(ids) // 2  # the worker's copy encoded some chunks

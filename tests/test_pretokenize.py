@@ -73,6 +73,32 @@ def test_ascii_pattern_splits_like_gpt2_pattern(text):
     assert gpt2_pretokenize(text) == regex.findall(GPT2_PATTERN, text)  # the ASCII path of gpt2_pretokenize
 
 
+@given(
+    st.lists(st.text(alphabet=" \r\n\tab'sdlvm1.,", max_size=30) | st.text(alphabet="é\u00a0\u3000x ", max_size=4)),
+    st.sampled_from([1, 2, 5]),
+)
+def test_mixed_text_is_cut_like_gpt2_pattern_around_its_non_ascii_runs(parts, stretch):
+    # ASCII stretches of at least ASCII_STRETCH characters go to the fast
+    # engine, the windows around the non-ASCII runs to regex: the same pieces
+    from unittest import mock
+
+    from bpe_lab.core import pretokenize
+    from bpe_lab.core.pretokenize import GPT2_PATTERN
+
+    text = "".join(parts)
+    with mock.patch.object(pretokenize, "ASCII_STRETCH", stretch):
+        assert gpt2_pretokenize(text) == regex.findall(GPT2_PATTERN, text)
+
+
+def test_mixed_text_exact_pieces():
+    # a long ASCII stretch, one accented word, a long stretch again: the
+    # window is " café" up to the safe cut before " ok"
+    text = "x = 1 " * 50 + "# café ok" + " y" * 200
+    pieces = gpt2_pretokenize(text)
+    assert pieces == ["x", " =", " 1"] + [" x", " =", " 1"] * 49 + [" #", " café", " ok"] + [" y"] * 200
+    assert gpt2_pretokenize("café " + "a" * 300) == ["café", " " + "a" * 300]
+
+
 @given(st.text(max_size=200))
 def test_gpt2_pieces_join_back(text):
     assert "".join(gpt2_pretokenize(text)) == text

@@ -438,3 +438,24 @@ def test_load_names_the_line_of_a_repeated_merge(tmp_path):
     path.write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(ValueError, match=rf"tok.json, line {first_merge + 2}: merge 1 .* repeats merge 0"):
         Tokenizer.load(path)
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "llama3", r"\w+|\s+|[^\w\s]+"])
+def test_a_pickled_tokenizer_loads_with_its_tables_pattern_and_options_and_an_empty_cache(pattern):
+    """encode_file sends its workers a pickled tokenizer: the checked tables
+    as they are, the pattern by name or regex, no cache."""
+    import pickle
+
+    small = small_trained_tokenizer()
+    tok = Tokenizer(small.vocab, small.merges, ["<|endoftext|>", "<|a|>"], pattern=pattern, max_cached_pieces=9)
+    text = SAMPLES["english"] + "<|a|>" + SAMPLES["code"] + "<|endoftext|>" + real_text()[:5_000]
+    expected = tok.encode(text)
+    assert len(tok._cache) > 0
+    data = pickle.dumps(tok)
+    loaded = pickle.loads(data)
+    assert type(loaded) is Tokenizer and len(loaded._cache) == 0
+    assert (loaded.pattern, loaded.max_cached_pieces, loaded.special_ids) == (tok.pattern, 9, tok.special_ids)
+    assert loaded.vocab == tok.vocab and loaded.merges == tok.merges
+    assert loaded.encode(text) == expected
+    assert list(loaded.encode_iterable(text.splitlines(keepends=True))) == expected
+    assert len(pickle.dumps(loaded)) == len(data)  # the cache it filled is not pickled

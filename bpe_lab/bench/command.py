@@ -7,7 +7,8 @@
 The table's rows, in order (the README's benchmark table is this output):
 the corpus and the machine; the textbook trainer against the incremental
 one; byte-level training against HF tokenizers (workers, one process); the
-small case; single-thread encoding against tiktoken and HF; ``encode_file``
+small case; single-thread encoding against tiktoken and HF (from an empty
+pre-token cache, and with a warm one); ``encode_file``
 against tiktoken's batch, and the speed-up of 2 workers over 1; a row per
 pre-tokenizer pattern and GPT-2's fast path; training as the corpus grows,
 and the slopes.

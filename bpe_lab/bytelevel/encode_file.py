@@ -14,25 +14,32 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
   gives exactly the ids of ``encode`` on the whole text (``encode``'s
   default: every special token of the tokenizer becomes its id), which the
   tests check with cuts forced every few bytes.
-- **Workers.** Chunks are encoded in worker processes (``workers``: fresh
-  interpreters over pipes, never forked, never importing the main module).
-  Each worker rebuilds the tokenizer once, when it starts, from a file this
-  process writes (its vocabulary, merges, special tokens and the
-  constructor options of ``WORKER_OPTIONS``: its pattern and
-  ``max_cached_pieces``; rebuilding GPT-2's is part of the start-up that
-  ``make bench``'s ``encode_file`` rows time for 1 and 2 workers), and then
-  receives only ``(path, start, end)`` per
-  chunk: it reads its chunk itself, so this process never holds the text,
-  and its pre-token cache stays warm from one chunk to the next. Chunks go
-  to the workers in turn, and each sends back a NumPy array (2 bytes per id).
-- **Bounded memory.** At most ``2 * workers`` chunks are in flight; this
-  process writes each finished chunk, in order, to the ``.npy`` file and
-  drops it. The header goes first with a length of 0 and is rewritten with
-  the real length at the end (NumPy pads the header so that the length can
-  grow to 21 digits in place). The parent's memory is a few chunks' ids
-  whatever the file's size; a worker's is one chunk's text and pre-tokens
-  (about 20x ``chunk_bytes``) plus its cache. Without ``out`` the ids are
-  returned as one array, which needs room for them all (twice, briefly).
+- **Workers.** Chunks are encoded in this process and in ``workers - 1``
+  worker processes (fresh interpreters over pipes, never forked, never
+  importing the main module). This process has its tokenizer already, so it
+  starts encoding at once, while the workers start; each worker loads the
+  tokenizer once, from a pickle this process writes (its checked tables, its
+  pattern and ``max_cached_pieces``, not its cache: ``Tokenizer.__getstate__``;
+  the start-up that ``make bench``'s ``encode_file`` rows time), and then
+  receives only ``((path, start, end), out)`` per chunk: it reads its chunk
+  itself, so the text never goes through a pipe, its pre-token cache stays
+  warm from one chunk to the next, and it writes the chunk's ids raw to the
+  file ``out`` in a temporary folder, replying with their count only (a
+  reply of a megabyte would keep it waiting until this process, busy with a
+  chunk of its own, read it).
+  Chunks are handed out in file order, two to each worker at a time once
+  it says it is ready, and this process takes the next one whenever no
+  reply is waiting; a worker still starting when the last chunk is done
+  is stopped rather than waited for (a small file is encoded here alone).
+- **Bounded memory.** At most ``4 * workers`` chunks past the oldest
+  unfinished one are started; this process writes each finished chunk, in
+  order, to the ``.npy`` file and drops it. The header goes first with a
+  length of 0 and is rewritten with the real length at the end (NumPy pads
+  the header so that the length can grow to 21 digits in place). Each
+  process's memory is one chunk's text and pre-tokens (about 20x
+  ``chunk_bytes``) and its cache, and this process's also a few chunks' ids,
+  whatever the file's size. Without ``out`` the ids are returned as one
+  array, which needs room for them all (twice, briefly).
 - **Nothing half-written looks finished.** The ``.npy`` file is written
   under a temporary name beside ``out`` and renamed only once complete; an
   error (a byte that is not UTF-8, a full disk, Ctrl-C) deletes it.
@@ -42,7 +49,11 @@ from __future__ import annotations
 
 import os
 import pickle
+import queue
+import sys
 import tempfile
+import threading
+from collections import deque
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -59,31 +70,35 @@ from bpe_lab.core.patterns import Pattern
 from bpe_lab.core.symbols import check_int
 from bpe_lab.core.textfile import check_file, decode_utf8
 
-__all__ = ["ENCODE_CHUNK_BYTES", "WORKER_OPTIONS", "encode_file", "ids_dtype", "serve_encoding"]
+__all__ = ["ENCODE_CHUNK_BYTES", "encode_file", "ids_dtype", "serve_encoding"]
 
 #: Chunks of about 1 MB: a worker's memory stays small (about 20 times a
 #: chunk), the last chunks keep both cores busy to the end, and the cost per
-#: chunk (a read, a pickle of its ids) stays small beside its encoding.
+#: chunk (a read, its ids written to a file and read back) stays small beside
+#: its encoding.
 ENCODE_CHUNK_BYTES = 1 << 20
+
+#: How many chunks per process may be started past the oldest unfinished
+#: one: enough for this process to go on while a worker is still starting
+#: (a fresh interpreter loading the tokenizer takes a few chunks' time),
+#: few enough that the ids waiting to be written stay small (about half a
+#: chunk's bytes each, as uint16).
+_AHEAD = 4
 
 #: An array of token ids, as ``encode_file`` returns it.
 Ids = NDArray[np.unsignedinteger[Any]]
 #: One chunk to encode: (path, start byte, end byte, dtype of the ids).
 _Job = tuple[str, int, int, str]
-#: The keyword options of a tokenizer's constructor that a worker's copy is
-#: given too, read from the tokenizer's attributes of the same names.
-WORKER_OPTIONS = ("pattern", "max_cached_pieces")
 
 
 class FileEncoder(Protocol):
     """What ``encode_file`` needs of a tokenizer (``Tokenizer`` has it): its
-    ``encode``, and what its constructor takes, to rebuild it in a worker
-    (with those of ``WORKER_OPTIONS`` it has as attributes, such as
-    ``max_cached_pieces``, passed as keywords), and its ``pattern``, which
-    says where its text may be cut."""
+    ``encode``, its ``vocab`` (its largest id chooses the dtype), its special
+    tokens and ``pattern``, which say where its text may be cut, and to be
+    picklable, for the workers (``Tokenizer`` pickles its checked tables,
+    its pattern and options, and not its cache)."""
 
     vocab: dict[int, bytes]
-    merges: list[tuple[bytes, bytes]]
     special_tokens: list[str]
     pattern: Pattern
 
@@ -180,12 +195,16 @@ def _reporting(chunks: Iterable[tuple[_Job, Ids]], bar: Bar) -> Iterator[Ids]:
 
 
 def serve_encoding(payload: str) -> None:
-    """What an encoding worker runs (``_worker_code``): rebuild the tokenizer
-    from what ``_write_payload`` wrote, then encode chunks (``workers.serve``)."""
+    """What an encoding worker runs (``_worker_code``): load the tokenizer
+    that ``_write_payload`` pickled, say it is ready (a reply of None before
+    any job), then encode chunks (``workers.serve``), writing each chunk's
+    ids to the file the job names and replying with their count
+    (``_encode_chunk_to``)."""
     with open(payload, "rb") as f:
-        factory, vocab, merges, specials, options = pickle.load(f)
-    tokenizer = factory(vocab, merges, specials, **options)
-    serve(lambda job: _encode_chunk(tokenizer, job))
+        tokenizer = pickle.load(f)
+    pickle.dump((True, None), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)  # ready: jobs may come
+    sys.stdout.buffer.flush()
+    serve(lambda job: _encode_chunk_to(tokenizer, *job))
 
 
 def _worker_code(payload: str) -> str:
@@ -193,7 +212,7 @@ def _worker_code(payload: str) -> str:
 
 
 def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
-    """Pickle what the tokenizer is made of into a file for the workers.
+    """Pickle the tokenizer into a file for the workers.
 
     Streamed to a file without a memo (``fast``: nothing in it refers to
     itself): the pickler's memo of 100,000 objects (GPT-2's vocabulary and
@@ -203,8 +222,7 @@ def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
     with open(path, "wb") as f:
         pickler = pickle.Pickler(f, protocol=pickle.HIGHEST_PROTOCOL)
         pickler.fast = True
-        options = {name: getattr(tokenizer, name) for name in WORKER_OPTIONS if hasattr(tokenizer, name)}
-        pickler.dump((type(tokenizer), tokenizer.vocab, tokenizer.merges, tokenizer.special_tokens, options))
+        pickler.dump(tokenizer)
     return path
 
 
@@ -220,29 +238,135 @@ def _encode_chunk(tokenizer: FileEncoder, job: _Job) -> Ids:
     return array
 
 
+def _encode_chunk_to(tokenizer: FileEncoder, job: _Job, out: str) -> int:
+    """(In a worker.) ``_encode_chunk``, its ids written raw to the file
+    ``out``; returns how many. The reply through the pipe stays a few bytes,
+    so a worker never waits for the parent to read a chunk's ids: the parent
+    encodes chunks too, and would keep it waiting for as long as it takes."""
+    ids = _encode_chunk(tokenizer, job)
+    ids.tofile(out)
+    return len(ids)
+
+
 def _encoded_chunks(tokenizer: FileEncoder, jobs: list[_Job], workers: int) -> Generator[Ids, None, None]:
-    """Each job's ids, in file order: here, or in ``workers`` processes, job
-    ``i`` to worker ``i % workers``, with at most two jobs per worker in
-    flight (so that a slow consumer cannot make finished chunks pile up in
-    memory, and no worker waits for its next job)."""
+    """Each job's ids, in file order: here, or here and in ``workers - 1``
+    processes (``_shared_work``)."""
     if workers == 1:
         for job in jobs:
             yield _encode_chunk(tokenizer, job)
         return
     with tempfile.TemporaryDirectory(prefix="bpe_lab_") as folder:
         code = _worker_code(_write_payload(tokenizer, folder))
-        pool = [Worker(code, "an encoding worker") for _ in range(workers)]
+        pool: list[Worker] = []
+        readers: list[threading.Thread] = []
+        replies: queue.SimpleQueue[tuple[int, bool, object]] = queue.SimpleQueue()
+        ready: set[int] = set()
         try:
-            for i, job in enumerate(jobs[: 2 * workers]):
-                pool[i % workers].send(job)
-            for i in range(len(jobs)):
-                ids = pool[i % workers].receive()  # the first bad chunk raises first
-                if i + 2 * workers < len(jobs):
-                    pool[i % workers].send(jobs[i + 2 * workers])
-                yield ids  # type: ignore[misc]
+            for k in range(workers - 1):
+                pool.append(Worker(code, "an encoding worker"))
+                readers.append(threading.Thread(target=_read_replies, args=(k, pool[k], replies), daemon=True))
+                readers[k].start()
+            yield from _shared_work(tokenizer, jobs, pool, replies, folder, ready)
         finally:  # also on an error, Ctrl-C or a consumer that stops early
-            for worker in pool:
-                worker.close()
+            for k, worker in enumerate(pool):
+                if k not in ready:  # still starting, with no job: not worth waiting for
+                    worker.process.terminate()
+                worker.close()  # its reader then sees the pipe end, and stops
+            for reader in readers:
+                reader.join()
+
+
+def _read_replies(k: int, worker: Worker, replies: queue.SimpleQueue[tuple[int, bool, object]]) -> None:
+    """(A thread per worker.) Pass on worker ``k``'s replies as they come,
+    ``(k, True, count)``; an error, or the pipe's end, as ``(k, False, error)``,
+    the last."""
+    while True:
+        try:
+            replies.put((k, True, worker.receive()))
+        except BaseException as err:  # the job's error, or the worker died or was closed
+            replies.put((k, False, err))
+            return
+
+
+def _shared_work(
+    tokenizer: FileEncoder,
+    jobs: list[_Job],
+    pool: list[Worker],
+    replies: queue.SimpleQueue[tuple[int, bool, object]],
+    folder: str,
+    ready: set[int],
+) -> Iterator[Ids]:
+    """Each job's ids, in file order, encoded by the workers of ``pool`` and
+    by this process, which has its tokenizer already and starts at once,
+    while the workers start (a fresh interpreter each, which loads the
+    tokenizer).
+
+    Jobs are handed out in file order: each worker, once it has said it is
+    ready (adding itself to ``ready``), keeps two in hand (one to do, one
+    waiting, so that it never waits for this process), and this process
+    takes the next one itself whenever it has nothing to collect. A file
+    that takes less time than a worker's start-up is encoded here alone.
+    At most ``_AHEAD`` jobs per process past the oldest unfinished one are
+    started, so finished chunks cannot pile up while a slow one holds the
+    order (memory: that many chunks' ids). A worker's ids come back in a
+    file of ``folder`` (``_encode_chunk_to``), read and deleted here.
+    """
+    window = _AHEAD * (len(pool) + 1)
+    in_hand: list[deque[int]] = [deque() for _ in pool]
+    finished: dict[int, tuple[bool, object]] = {}  # job -> (True, ids or count) or (False, its error)
+    failed: set[int] = set()
+    started = 0
+
+    def collect(reply: tuple[int, bool, object]) -> None:
+        k, ok, value = reply
+        if k not in ready:  # its first reply: ready, or why it could not start
+            if not ok:
+                raise value  # type: ignore[misc]
+            ready.add(k)
+            return
+        if not in_hand[k]:
+            return  # a worker closed with nothing in hand
+        finished[in_hand[k].popleft()] = (ok, value)
+        if not ok:  # its reader has stopped: the worker is given no more jobs
+            failed.add(k)
+            for job in in_hand[k]:  # later than the failed one, so never reached
+                finished[job] = (False, value)
+            in_hand[k].clear()
+
+    for done in range(len(jobs)):
+        while done not in finished:
+            for k, worker in enumerate(pool):
+                while (
+                    k in ready and k not in failed and len(in_hand[k]) < 2 and started < min(len(jobs), done + window)
+                ):
+                    worker.send((jobs[started], os.path.join(folder, f"{started}.ids")))
+                    in_hand[k].append(started)
+                    started += 1
+            while True:  # what the workers finished meanwhile
+                try:
+                    collect(replies.get_nowait())
+                except queue.Empty:
+                    break
+            if done in finished:
+                break
+            if started < min(len(jobs), done + window):  # nothing to collect yet: encode one here
+                job, started = started, started + 1
+                try:
+                    finished[job] = (True, _encode_chunk(tokenizer, jobs[job]))
+                except Exception as err:  # raised in file order, below
+                    finished[job] = (False, err)
+            else:
+                collect(replies.get())  # wait for a worker
+        ok, value = finished.pop(done)
+        if not ok:
+            raise value  # type: ignore[misc]
+        if isinstance(value, int):  # a worker's count: its ids are in a file
+            name = os.path.join(folder, f"{done}.ids")
+            ids: Ids = np.fromfile(name, dtype=np.dtype(jobs[done][3]), count=value)
+            os.unlink(name)
+            yield ids
+        else:
+            yield value  # type: ignore[misc]
 
 
 # -- the .npy file ----------------------------------------------------------

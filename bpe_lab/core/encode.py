@@ -45,8 +45,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from bpe_lab.core.symbols import END_OF_WORD, Pair, check_markers
-from bpe_lab.core.words import merge_symbols, word_to_symbols
+from bpe_lab.core.options import WordMarkers
+from bpe_lab.core.symbols import END_OF_WORD, Pair
+from bpe_lab.core.words import merge_symbols
 
 __all__ = [
     "merge_ranks",
@@ -78,15 +79,21 @@ def merge_ranks(
     training (or was reordered), and replaying it would silently do the
     wrong thing.
     """
-    check_markers(end_of_word, start_of_word)
-    known = {m for m in (end_of_word, start_of_word) if m}
+    return _checked_ranks(merges, WordMarkers(end_of_word, start_of_word, glue_end_of_word))
+
+
+def _checked_ranks(merges: Sequence[Pair], markers: WordMarkers) -> dict[Pair, int]:
+    """``merge_ranks`` with the markers already checked: what every encoder
+    here runs first, given the ``WordMarkers`` its keywords make."""
+    end_of_word = markers.end_of_word
+    known = {m for m in (end_of_word, markers.start_of_word) if m}
     ranks: dict[Pair, int] = {}
     for rank, merge in enumerate(merges):
         if not (isinstance(merge, (tuple, list)) and len(merge) == 2 and all(isinstance(s, str) and s for s in merge)):
             raise ValueError(f"merge {rank} is {merge!r}; each merge must be a pair of non-empty strings")
         pair = (merge[0], merge[1])
         for part in pair:
-            glued = glue_end_of_word and end_of_word and part.endswith(end_of_word)
+            glued = markers.glue_end_of_word and end_of_word and part.endswith(end_of_word)
             if len(part) > 1 and part not in known and not (glued and len(part) == len(end_of_word or "") + 1):
                 raise ValueError(
                     f"merge {rank} {pair!r} uses the symbol {part!r}, which is not a single character, "
@@ -183,10 +190,9 @@ def encode_word(
     (``dropout_symbols``), drawn from ``rng``: a ``random.Random``, a seed,
     or None for a fresh generator.
     """
-    ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word)
-    symbols = word_to_symbols(
-        word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
-    )
+    markers = WordMarkers(end_of_word, start_of_word, glue_end_of_word)
+    ranks = _checked_ranks(merges, markers)
+    symbols = markers.symbols(word)
     if _check_dropout(dropout):
         return dropout_symbols(symbols, ranks, dropout, rng if isinstance(rng, random.Random) else random.Random(rng))
     return replay_symbols(symbols, ranks)
@@ -207,10 +213,9 @@ def apply_merges(
     it only looks at the pairs actually present (O(n^2) in the word length
     instead of O(number of merges)).
     """
-    merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word)
-    symbols = word_to_symbols(
-        word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
-    )
+    markers = WordMarkers(end_of_word, start_of_word, glue_end_of_word)
+    _checked_ranks(merges, markers)
+    symbols = markers.symbols(word)
     for pair in merges:
         symbols = merge_symbols(symbols, (pair[0], pair[1]))
     return list(symbols)
@@ -228,17 +233,11 @@ def encode_text(
     checked once, not once per word."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    ranks = merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word)
+    markers = WordMarkers(end_of_word, start_of_word, glue_end_of_word)
+    ranks = _checked_ranks(merges, markers)
     symbols: list[str] = []
     for word in text.split():
-        symbols.extend(
-            replay_symbols(
-                word_to_symbols(
-                    word, end_of_word=end_of_word, start_of_word=start_of_word, glue_end_of_word=glue_end_of_word
-                ),
-                ranks,
-            )
-        )
+        symbols.extend(replay_symbols(markers.symbols(word), ranks))
     return symbols
 
 
@@ -253,7 +252,7 @@ def decode_words(
     >>> decode_words(["▁low", "▁new", "est"], end_of_word=None, start_of_word="▁")
     'low newest'
     """
-    check_markers(end_of_word, start_of_word)
+    WordMarkers(end_of_word, start_of_word)  # checks them
     if isinstance(symbols, str) or not all(isinstance(s, str) for s in symbols):
         raise TypeError("decode_words() needs a list of symbol strings")
     text = "".join(symbols)
@@ -277,9 +276,10 @@ def longest_match(
     From the left, take the longest run of starting symbols whose join is in
     the vocabulary (single symbols always are). O(n^2) lookups per word.
     """
-    merge_ranks(merges, end_of_word=end_of_word, start_of_word=start_of_word)
+    markers = WordMarkers(end_of_word, start_of_word)
+    _checked_ranks(merges, markers)
     vocab = set(vocabulary(merges))
-    symbols = word_to_symbols(word, end_of_word=end_of_word, start_of_word=start_of_word)
+    symbols = markers.symbols(word)
     out: list[str] = []
     i = 0
     while i < len(symbols):

@@ -1,4 +1,4 @@
-"""The options every textbook trainer takes, checked once.
+"""The options every textbook trainer and encoder takes, checked once.
 
 What this adds over ``symbols`` (the markers, the choices and the checks of
 one argument): the six keywords that ``train_bpe``, ``train_trace``,
@@ -7,7 +7,13 @@ one argument): the six keywords that ``train_bpe``, ``train_trace``,
 unchanged. The public functions keep their keyword arguments
 (``train_bpe(corpus, 5, tie_break="lexicographic")``): ``TrainKeywords`` is
 their type, and ``TrainOptions.from_keywords`` the one place they become
-options, with the one set of defaults.
+options, with the one set of defaults. Three of them say how a word becomes
+its starting symbols, which encoding must do exactly as training did: they
+are ``WordMarkers``, which the encoders of ``encode.py`` take and which
+``TrainOptions`` checks its markers with.
+
+>>> WordMarkers(glue_end_of_word=True).symbols("low")
+('l', 'o', 'w</w>')
 
 >>> TrainOptions(tie_break="lexicographic", min_frequency=2).min_frequency
 2
@@ -36,8 +42,36 @@ from bpe_lab.core.symbols import (
     check_int,
     check_markers,
 )
+from bpe_lab.core.words import word_to_symbols
 
-__all__ = ["TrainOptions", "TrainKeywords"]
+__all__ = ["TrainOptions", "TrainKeywords", "WordMarkers"]
+
+
+@dataclass(frozen=True)
+class WordMarkers:
+    """How a word becomes its starting symbols (``words.word_to_symbols``):
+    the end-of-word marker (``</w>``) or None, the start-of-word marker
+    (``▁``) or None, and whether ``</w>`` is glued to the last character
+    (subword-nmt since 0.2). Checked when made: a bad value raises an error
+    naming the option.
+    """
+
+    end_of_word: str | None = END_OF_WORD
+    start_of_word: str | None = None
+    glue_end_of_word: bool = False
+
+    def __post_init__(self) -> None:
+        check_markers(self.end_of_word, self.start_of_word)
+        if not isinstance(self.glue_end_of_word, bool):
+            raise TypeError(f"glue_end_of_word must be True or False, got {self.glue_end_of_word!r}")
+        if self.glue_end_of_word and not self.end_of_word:
+            raise ValueError("glue_end_of_word=True needs an end_of_word marker to glue")
+
+    def symbols(self, word: str) -> tuple[str, ...]:
+        """The starting symbols of ``word`` with these markers."""
+        return word_to_symbols(
+            word, end_of_word=self.end_of_word, start_of_word=self.start_of_word, glue_end_of_word=self.glue_end_of_word
+        )
 
 
 @dataclass(frozen=True)
@@ -83,13 +117,14 @@ class TrainOptions:
 
     def __post_init__(self) -> None:
         check_choice(self.tie_break, "tie_break", TIE_BREAKS)
-        check_markers(self.end_of_word, self.start_of_word)
+        WordMarkers(self.end_of_word, self.start_of_word, self.glue_end_of_word)  # the markers' checks, in one place
         check_choice(self.on_short, "on_short", ON_SHORT)
-        if not isinstance(self.glue_end_of_word, bool):
-            raise TypeError(f"glue_end_of_word must be True or False, got {self.glue_end_of_word!r}")
-        if self.glue_end_of_word and not self.end_of_word:
-            raise ValueError("glue_end_of_word=True needs an end_of_word marker to glue")
         check_int(self.min_frequency, "min_frequency", minimum=1)
+
+    @property
+    def markers(self) -> WordMarkers:
+        """The options that say how a word becomes its symbols (checked when made)."""
+        return WordMarkers(self.end_of_word, self.start_of_word, self.glue_end_of_word)
 
 
 class TrainKeywords(TypedDict, total=False):

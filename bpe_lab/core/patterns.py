@@ -98,7 +98,7 @@ from functools import lru_cache
 
 import regex
 
-from bpe_lab.core.pretokenize import GPT2_PATTERN, gpt2_pretokenize
+from bpe_lab.core.pretokenize import GPT2_PATTERN, GPT2_SAFE_CUT, gpt2_pretokenize
 
 __all__ = [
     "R50K_PATTERN",
@@ -176,7 +176,7 @@ PATTERNS: dict[str, str] = {
 #: runs on bytes as well as on str) matching, with look-arounds only, the
 #: positions where a cut splits no pre-token (the proofs: this module's
 #: docstring). A name left out, or a regex of one's own, has none.
-_CUT_AT_ANY_SINGLE_SPACE = r"(?<=[!-~])(?=[ \n][!-~])"
+_CUT_AT_ANY_SINGLE_SPACE = GPT2_SAFE_CUT
 _CUT_AT_SPACE_OR_AFTER_ALNUM_NEWLINE = r"(?<=[!-~])(?= [!-~])|(?<=[A-Za-z0-9])(?=\n[!-~])"
 SAFE_CUTS: dict[str, str] = {
     "gpt2": _CUT_AT_ANY_SINGLE_SPACE,
