@@ -18,13 +18,14 @@ from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.patterns import CL100K_PATTERN
 from bpe_lab.core.pretokenize import GPT2_PATTERN
-from bpe_lab.grading import check, jail
+from bpe_lab.grading import check
 from bpe_lab.grading.authoring.tasks import load_tasks
+from bpe_lab.grading.cases.chapters import GENERATORS
 from bpe_lab.grading.cases.generated import generated, usable
-from bpe_lab.grading.cases.generators import GENERATORS
 from bpe_lab.grading.check.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check.capstone import EOT, LANGUAGES, split_five_languages, trained
 from bpe_lab.grading.check.guard import resolve
+from bpe_lab.grading.run import jail
 from bpe_lab.grading.run.visible import record
 
 tiktoken = pytest.importorskip("tiktoken")
