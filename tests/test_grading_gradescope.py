@@ -1,24 +1,25 @@
 """The Gradescope bundle installs, and grades like ``bpe-lab grade``.
 
-``bpe-lab gradescope solutions/03_encoding.ipynb --out autograder.zip`` is
-unpacked into temporary trees laid out like Gradescope's ``/autograder``
-(``source/``, ``submission/``, ``results/``, ``submission_metadata.json``),
-and ``run_autograder`` runs in each with ``AUTOGRADER_ROOT`` pointing there
-and this virtualenv's ``python3`` first on PATH. A solution scores full
-marks, the untouched exercise 0, and a submission that calls
-``bpe_lab.encode_word`` 0 on that task, naming it. The three run at once.
+``bpe-lab gradescope solutions/03_encoding.ipynb --out autograder.zip``
+runs as on Gradescope: ``setup.sh`` first, in a Python laid out like
+Gradescope's image before it: a fresh environment (``venv --without-pip``)
+holding this virtualenv's third-party packages and pip, as hard links (an
+image's own files, which the sandbox binds back in with the environment;
+where links cannot be made, symbolic ones), and nothing of bpe_lab, so
+``import bpe_lab`` fails there until ``setup.sh`` has installed the bundle's
+copy of the source (``BPE_LAB_NO_APT=1``: no apt-get). Its build takes
+setuptools from the environment where that one is recent enough for
+pyproject.toml, and from the index otherwise, as on Gradescope.
 
-``setup.sh`` runs for real too, in a Python laid out like Gradescope's image
-before it: a fresh environment (``venv --without-pip``) holding this
-virtualenv's third-party packages and pip, as hard links (an image's own
-files, which the sandbox binds back in with the environment; where links
-cannot be made, symbolic ones), and nothing of bpe_lab, so ``import bpe_lab``
-fails there until ``setup.sh`` has installed the bundle's copy of the source
-(``BPE_LAB_NO_APT=1``: no apt-get). Then ``run_autograder``, with that
-environment first on PATH, grades a solution to full marks and the untouched
-exercise to 0 with the installed copy. Its build takes setuptools from the
-environment where that one is recent enough for pyproject.toml, and from the
-index otherwise, as on Gradescope.
+Then the bundle is unpacked into temporary trees laid out like Gradescope's
+``/autograder`` (``source/``, ``submission/``, ``results/``,
+``submission_metadata.json``), and ``run_autograder`` runs in each with
+``AUTOGRADER_ROOT`` pointing there and that environment first on PATH, so
+with the installed copy. A solution scores full marks, the untouched
+exercise 0, a submission that calls ``bpe_lab.encode_word`` 0 on that task,
+naming it, and one that writes its own results.json is graded as if it had
+not. The four run at once, once: each was graded twice, also with this
+virtualenv's copy, which is not how Gradescope runs it.
 """
 
 from __future__ import annotations
@@ -130,11 +131,9 @@ def _run_autograders(roots: dict[str, Path], env: dict[str, str]) -> dict[str, d
 
 
 @pytest.fixture(scope="module")
-def results(tmp_path_factory, bundle):
-    tmp = tmp_path_factory.mktemp("gradescope")
-    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-    roots = {key: _autograder_root(tmp / key / "autograder", bundle, key) for key in SUBMISSIONS}
-    return _run_autograders(roots, env), bundle
+def results(installed, bundle):
+    """Every submission's results.json, graded by the installed copy (``installed``), and the bundle."""
+    return installed["results"], bundle
 
 
 def test_the_bundle_holds_what_gradescope_runs(results):
@@ -211,7 +210,7 @@ def _image_python(where: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory, bundle):
-    """setup.sh run in a fresh image-like Python, then run_autograder with it."""
+    """setup.sh run in a fresh image-like Python, then run_autograder with it on every submission."""
     tmp = tmp_path_factory.mktemp("gradescope-setup")
     python = _image_python(tmp / "image")
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
@@ -229,7 +228,7 @@ def installed(tmp_path_factory, bundle):
     )
     assert setup.returncode == 0, setup.stderr[-3000:]
     after = subprocess.run([python, "-c", which], env=env, cwd=tmp, capture_output=True, text=True, timeout=60)
-    roots = {key: _autograder_root(tmp / key / "autograder", bundle, key) for key in ("solution", "untouched")}
+    roots = {key: _autograder_root(tmp / key / "autograder", bundle, key) for key in SUBMISSIONS}
     return {"python": python, "before": before, "after": after, "results": _run_autograders(roots, env)}
 
 

@@ -4,12 +4,16 @@ For every graded task of every solution notebook a delegating answer is
 generated (its solution region replaced by a call to the matching package
 function). In-process, every forbidden function of every task is read in
 the package view its task is checked again in (``kernel_package``): it has
-no body there. In real kernels, a covering set: the direct route in every
-chapter, and every route a learner might take (a direct import, an alias,
-``importlib``, ``getattr``, ``sys.modules``, a reference captured in an
-earlier cell) in chapters 02 and 05; each scores 0 on its task with the
-function named (or, where the kernel's package has no such class at all,
-its constructor); the other tasks and the solutions keep full marks.
+no body there. In real kernels, a covering set: every route a learner
+might take (a direct import, an alias, ``importlib``, ``getattr``,
+``sys.modules``, a reference captured in an earlier cell) reaches, in one
+notebook, a different task of its chapter, the routes taken in turn; one
+notebook per chapter with a delegation, two for chapters 02 and 05, so
+that each of those meets all six: 8 notebooks (the kernel's package view has
+no body to reach by any route; a notebook per route and chapter took 19,
+three of them for chapters with nothing to delegate).
+Each task scores 0 with the function named (or, where the kernel's package
+has no such class at all, its constructor); the solutions keep full marks.
 Submissions that undo the guard in their own kernel (restore ``__code__``,
 copy the function, re-execute the module's source, reload it) still score
 0: the second run has no answer to find. One grading run (two kernels at a
@@ -104,8 +108,21 @@ NAMED = {
 }
 
 ROUTES = ("import", "alias", "importlib", "getattr", "sys_modules", "captured")
-#: (route, notebook) run in real kernels: the direct route everywhere, every route in two chapters
-MATRIX = [(r, n) for n in NAMES for r in ROUTES if r == "import" or n in ("02_training", "05_bytelevel")]
+#: the chapters in which every route is taken (a plain function, a cached one and a class's methods)
+EVERY_ROUTE = ("02_training", "05_bytelevel")
+
+
+def _routes(name: str) -> list[dict[str, str]]:
+    """The delegating notebooks graded for chapter ``name``: each a route by
+    grade_id, the routes taken in turn from the first, continued from one
+    notebook to the next until all six are taken (in ``EVERY_ROUTE``)."""
+    gids = [g for g in DELEGATIONS if g.startswith(name)]
+    count = -(-len(ROUTES) // len(gids)) if name in EVERY_ROUTE else 1
+    return [{g: ROUTES[(j * len(gids) + i) % len(ROUTES)] for i, g in enumerate(gids)} for j in range(count)]
+
+
+#: (chapter, notebook number) -> {grade_id: route}: the delegating notebooks run in real kernels
+MATRIX = {(name, j): routes for name in NAMES for j, routes in enumerate(_routes(name)) if routes}
 #: delegations that construct a class first: where the kernel's package lacks it, its constructor is reached
 CLASSES = {gid: f"{module}.{attr}" for gid, (module, attr, _) in DELEGATIONS.items() if attr[0].isupper()}
 
@@ -129,8 +146,9 @@ def _solution(name: str) -> nbformat.NotebookNode:
     return nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
 
 
-def _delegating(name: str, route: str) -> nbformat.NotebookNode:
-    """The notebook solved, but every answer with a package function delegated to it by ``route``."""
+def _delegating(name: str, routes: dict[str, str]) -> nbformat.NotebookNode:
+    """The notebook solved, but every answer with a package function delegated
+    to it, by the route ``routes`` gives for its grade_id."""
     solution = _solution(name)
     answers = {
         c.metadata["nbgrader"]["grade_id"]: c.source
@@ -145,7 +163,7 @@ def _delegating(name: str, route: str) -> nbformat.NotebookNode:
             cell.source = answers[gid]
         if gid in DELEGATIONS:
             module, attr, body = DELEGATIONS[gid]
-            earlier, before, reference = _route(route, module, attr, gid[:2] + str(len(cells)))
+            earlier, before, reference = _route(routes[gid], module, attr, gid[:2] + str(len(cells)))
             head = answers[gid].split(BEGIN_SOLUTION)[0].rstrip().rstrip("#").rstrip()
             cell.source = "\n".join(filter(None, [before, head, "    " + body.format(f=reference)]))
             if earlier:
@@ -224,8 +242,8 @@ def graded(tmp_path_factory):
         nbformat.write(nb, path)
         files[key] = path
 
-    for route, name in MATRIX:
-        add((route, name), _delegating(name, route), name)
+    for (name, number), routes in MATRIX.items():
+        add((name, str(number)), _delegating(name, routes), name)
     for key, (earlier, answer) in UNDOING.items():
         add((key, "02_training"), _replace_answer("02_training", COUNT, answer, earlier), "02_training")
     reports = grade(list(files.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
@@ -253,10 +271,19 @@ def test_solutions_keep_full_marks(graded, name):
     assert report.total + report.pending == report.max_total > 0, report.tasks
 
 
-@pytest.mark.parametrize(("route", "name"), MATRIX)
-def test_a_delegating_answer_scores_zero_and_names_the_function(graded, name, route):
-    report = graded[(route, name)]
-    for gid in (g for g in DELEGATIONS if g.startswith(name)):
+def test_the_kernels_take_every_route_in_two_chapters_and_every_delegation_once_at_least():
+    for name in EVERY_ROUTE:
+        assert {r for (n, _), routes in MATRIX.items() if n == name for r in routes.values()} == set(ROUTES)
+    assert {g for routes in MATRIX.values() for g in routes} == set(DELEGATIONS)
+    assert len(MATRIX) == len({g[:2] for g in DELEGATIONS}) + len(EVERY_ROUTE)  # 8, not one per route and chapter
+
+
+@pytest.mark.parametrize(
+    ("name", "number"), sorted(MATRIX), ids=[f"{n}-" + "-".join(MATRIX[n, j].values()) for n, j in sorted(MATRIX)]
+)
+def test_a_delegating_answer_scores_zero_and_names_the_function(graded, name, number):
+    report = graded[(name, str(number))]
+    for gid, route in MATRIX[name, number].items():
         task = _task(report, gid)
         assert task.points == 0, (gid, route, task)
         named = NAMED[gid] in task.message and "asks you to write" in task.message
