@@ -75,8 +75,9 @@ PairRanks = Mapping[tuple[bytes, bytes], int]
 #: choice far from it costs a multiple (the scan is quadratic, the heap pays
 #: a fixed cost per piece). Runs of spaces are the exception: GPT-2 merges a
 #: run of spaces from the left, so the scan stays linear and beats the heap at
-#: every length, by a little. (tiktoken's Rust core switches at 100 bytes:
-#: there a scan step is cheaper, relative to a heap operation, than in Python.)
+#: every length, by a little. (tiktoken's Rust core, in the ``src/lib.rs``
+#: notebook 04 links, scans every piece: a scan step costs far less there,
+#: relative to a heap operation, than in Python.)
 LONG_PIECE = 40
 
 #: A symbol of the generic encoders: ``bytes`` or an ``int`` token id.
