@@ -530,7 +530,7 @@ MISTAKES = [
     (check.check_sp_decode, lambda s: "".join(s).replace("\u2581", " "), "drop only the one space put in front"),
     (check.check_bytes_to_unicode, lambda: {b: chr(b) for b in range(256)}, "byte 0: expected 'Ā', got '\\x00'"),
     (check.check_bytes_to_unicode, lambda: dict.fromkeys(range(256), "x"), "the map must be one-to-one"),
-    (check.check_train, _stub, "train is not written yet: replace `raise NotImplementedError()`"),
+    (check.check_train, _stub, "train is not written yet (it raises NotImplementedError): write its body"),
     (check.check_count_pairs, lambda c: 1 / 0, "raised ZeroDivisionError: division by zero"),
 ]
 

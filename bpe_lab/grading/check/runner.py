@@ -141,7 +141,7 @@ def hint_of(message: str) -> str:
 def not_written(name: str) -> str:
     """What a check says of a function that still raises ``NotImplementedError``."""
     return (
-        f"{name} is not written yet: replace `raise NotImplementedError()` in its cell with your code, "
+        f"{name} is not written yet (it raises NotImplementedError): write its body in its cell, "
         "run that cell, then run this one again"
     )
 
