@@ -3,9 +3,12 @@ by calling the package.
 
 - Exercise 04's pair index: a merge that scans every word instead of
   trusting ``index[pair]`` loses its points (its hidden test hands it a word
-  that holds the pair but that the index does not list), and a trainer that
+  that holds the pair but that the index does not list, and its visible
+  check sees it read words the index does not name), and a trainer that
   recounts every round loses its points though its merges are right (the
-  work it does per word grows with the number of merges).
+  work it does per word grows with the number of merges). Both also make
+  the in-kernel self-check a no-op: the grader decides those checks on
+  what the kernel's traced words recorded (``visible``), so it changes nothing.
 - Exercise 05's byte-level trainer and exercise 07's Chinese pre-tokenizer
   (exercise 06's until issue #20 kept it in 07 only): a wrong tie rule or a
   one-character pattern scores 0, and exercise 06 no longer grades one.
@@ -68,6 +71,9 @@ WRONG = {
         "04_complexity",
         "04_complexity_merge_indexed_answer",
         """
+check.check_merge_indexed = lambda fn: None  # hostile: the self-check patched away in the kernel
+
+
 def merge_indexed(words, counts, index, pair):
     changed = set()
     for i, (symbols, freq) in enumerate(words):  # a scan: every word, not index[pair]
@@ -92,6 +98,9 @@ def merge_indexed(words, counts, index, pair):
         "04_complexity",
         "04_complexity_train_indexed_answer",
         """
+check.check_train_indexed = lambda fn: None  # hostile: the self-check patched away in the kernel
+
+
 def train_indexed(words, num_merges):
     corpus, merges = dict(words), []
     for _ in range(num_merges):
@@ -218,6 +227,7 @@ def test_a_merge_that_scans_every_word_loses_its_points_to_the_word_the_index_do
     report = graded[("wrong", "scanning_merge")]
     task = _task(report, "04_complexity_merge_indexed")
     assert task.points == 0 and "does not contain" in task.message, task
+    assert "the self-check check.check_merge_indexed failed on case 1" in task.message, task  # the grader's verdict
     assert _task(report, "04_complexity_build_index").points == 1
 
 
@@ -225,6 +235,7 @@ def test_a_trainer_that_recounts_gets_its_merges_right_and_still_scores_zero(gra
     report = graded[("wrong", "recounting_trainer")]
     task = _task(report, "04_complexity_train_indexed")
     assert task.points == 0 and "pair count updates per word" in task.message, task
+    assert "the self-check check.check_train_indexed failed on case" in task.message, task  # the grader's verdict
     assert _task(report, "04_complexity_merge_indexed").points == 3
 
 

@@ -19,9 +19,11 @@ import nbformat
 import pytest
 from grading_support import SOLUTIONS, SOLVED, exercise_with, grade_notebooks
 
+from bpe_lab import count_pairs, merge_symbols
 from bpe_lab.grading.authoring.tasks import load_tasks
 from bpe_lab.grading.check import han_cuts
 from bpe_lab.grading.check.hidden import write_plain
+from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.run.kernel_package import notebook_roots, view
 from bpe_lab.grading.run.reach import reached
 from bpe_lab.grading.run.visible import literal, record, verdict
@@ -357,12 +359,60 @@ def test_not_implemented_and_a_report_of_the_wrong_length(recorded):
     assert verdict(decode, results[1:]).startswith("the self-check's cases did not report back")
 
 
+def _kernel_results(visible, fn):
+    """What a kernel would send back for ``visible``'s calls made on ``fn`` (here, in this process)."""
+    from bpe_lab.grading import check
+
+    namespace = {**visible.namespace, "check": check, visible.function: fn}
+    results = []
+    for source in visible.sources():
+        out: list[str] = []
+        write_plain(eval(source, namespace), out, [0])  # noqa: S307 - the grader's own call text
+        results.append({"repr": "".join(out)})
+    return results
+
+
+def test_what_the_traced_words_recorded_in_the_kernel_is_judged_in_the_grader():
+    notebook = NOTEBOOKS["04_complexity"]
+    checks = record(notebook, load_tasks(notebook))
+    merge, train = checks["04_complexity_merge_indexed"], checks["04_complexity_train_indexed"]
+    solved = merge.namespace["merge_indexed"]
+
+    def scanning(words, counts, index, pair):  # the right values, but it reads every word
+        for _ in words:
+            pass
+        return solved(words, counts, index, pair)
+
+    def recounting(words, num_merges):  # the right merges, recounting every word every round
+        return _recount(dict(words), num_merges)
+
+    assert verdict(merge, _kernel_results(merge, solved)) == ""
+    assert verdict(train, _kernel_results(train, train.namespace["train_indexed"])) == ""
+    why = verdict(merge, _kernel_results(merge, scanning))
+    assert "failed on case 1: merge_indexed(check.TracedWords(" in why and "which does not contain" in why
+    assert "pair count updates per word" in verdict(train, _kernel_results(train, recounting))
+
+
+def _recount(corpus, num_merges):
+    merges = []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        merges.append(max(counts, key=lambda p: (counts[p], p)))
+        corpus = {merge_symbols(s, merges[-1]): f for s, f in corpus.items()}
+    return merges
+
+
 def test_a_check_is_judged_up_to_its_first_input_that_is_not_plain_data():
     notebook = NOTEBOOKS["04_complexity"]
     checks = record(notebook, load_tasks(notebook))
-    assert checks["04_complexity_merge_indexed"].sources() == ()  # instrumented words: not sent, not judged
-    train = checks["04_complexity_train_indexed"]
-    assert 0 < len(train.sources()) < len(train.calls)  # the fixed cases, not the measured ones
+    merge, train = checks["04_complexity_merge_indexed"], checks["04_complexity_train_indexed"]
+    # instrumented words are built in the kernel by the call's text, which sends back what they recorded
+    assert len(merge.sources()) == len(merge.calls) and not merge.partial
+    assert all(s.startswith("(lambda a: (merge_indexed(*a), [x.state()") for s in merge.sources())
+    assert len(train.sources()) == len(train.calls) and "check.traced_corpus(400), 40" in train.sources()[-1]
+    assert literal((TracedWords([(("a",), 1)]),)) == "(check.TracedWords([(('a',), 1)]),)"
     assert literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})" and literal((object(),)) is None
     sent = literal(([Counter({"a": 2}), Counter()],))
     assert sent is not None and eval(sent) == ([Counter({"a": 2}), Counter()],)

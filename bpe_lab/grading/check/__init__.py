@@ -57,7 +57,7 @@ from bpe_lab.grading.check.complexity import (
 from bpe_lab.grading.check.compression import check_compress, check_decompress, check_most_frequent_pair
 from bpe_lab.grading.check.encoding import check_decode, check_encode_word
 from bpe_lab.grading.check.hidden import HiddenCases
-from bpe_lab.grading.check.instruments import work_growth
+from bpe_lab.grading.check.instruments import TracedWords, traced_corpus, work_growth
 from bpe_lab.grading.check.production import check_build_pipeline, check_pair_processor, templated, word_tokenizer
 from bpe_lab.grading.check.runner import CheckFailed
 from bpe_lab.grading.check.scale import (
@@ -105,6 +105,8 @@ __all__ = [
     "check_merge_indexed",
     "check_train_indexed",
     "work_growth",
+    "TracedWords",
+    "traced_corpus",
     "check_bytes_to_unicode",
     "check_train_bytelevel",
     "text_file",

@@ -17,6 +17,15 @@ recounts its copy is still seen. ``measure_work`` trains on corpora with
 more and more filler words that no merge involves: a local trainer pays for
 them once, when it builds its index; a recount or a scan pays again in every
 round. The counts are operations, so they are the same on every machine.
+
+A grading kernel's check decides nothing (``run.visible``): the grader
+sends each call of a traced corpus as text that builds it in the kernel
+(``check.TracedWords(WORDS)``, ``check.traced_corpus(FILLERS)``, from
+``TracedWords.made``) and gets back, with the value, what the corpus
+recorded (``TracedWords.state``), which it writes into its own copy
+(``TracedWords.restore``) before its check looks. What was recorded is
+measured in the kernel, so it stays the kernel's word (a submission
+could replace these classes); the decision on it is the grader's.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ __all__ = [
     "MERGES",
     "FILLERS",
     "FLAT",
+    "traced_corpus",
     "measure_work",
     "work_growth",
 ]
@@ -46,12 +56,17 @@ class TracedWords(MutableSequence[tuple[tuple[str, ...], int]]):
     """A corpus that records which word ids are read and written.
 
     Not a ``list`` subclass, so that no C-level list method can read it
-    unseen; it keeps its word ids (no insert, no delete)."""
+    unseen; it keeps its word ids (no insert, no delete). ``tally``: the
+    operations counted on its frequencies and symbols, if they are traced;
+    ``made``: the source that builds it afresh in a grading kernel."""
 
     def __init__(self, words: Sequence[tuple[tuple[str, ...], int]]) -> None:
         self._words = list(words)
         self.read: list[int] = []
         self.written: list[int] = []
+        self.tally: _Tally | None = None
+        self.made = ""
+        self._touched: int | None = None  # restored from a kernel's state: the count alone
 
     def __len__(self) -> int:
         return len(self._words)
@@ -80,6 +95,35 @@ class TracedWords(MutableSequence[tuple[tuple[str, ...], int]]):
     def plain(self) -> Words:
         """The words, as a list (not recorded)."""
         return list(self._words)
+
+    def touched(self) -> int:
+        """How many reads and writes of a word were recorded."""
+        return len(self.read) + len(self.written) if self._touched is None else self._touched
+
+    def state(self) -> tuple[Any, ...]:
+        """What it recorded, as plain data: (words, ids read, ids written)
+        without a tally, else (reads and writes, arithmetic, comparisons).
+
+        >>> words = TracedWords([(("a", "b"), 1), (("c",), 2)])
+        >>> words[1] = (("c",), 3)
+        >>> words.state()
+        ([(('a', 'b'), 1), (('c',), 3)], [], [1])
+        """
+        if self.tally is None:
+            return self.plain(), sorted(set(self.read)), sorted(set(self.written))
+        return self.touched(), self.tally.arithmetic, self.tally.compared
+
+    def restore(self, state: Any) -> None:
+        """Take ``state`` (a kernel's ``state()``) as what it recorded; a
+        ``ValueError`` when it has not that shape."""
+        if self.tally is None:
+            words, read, written = state
+            if not (isinstance(words, list) and len(words) == len(self._words)):
+                raise ValueError("words changed length")
+            self._words, self.read, self.written = list(words), [int(i) for i in read], [int(i) for i in written]
+            return
+        touched, arithmetic, compared = (int(n) for n in state)
+        self._touched, self.tally.arithmetic, self.tally.compared = touched, arithmetic, compared
 
 
 class _Tally:
@@ -158,14 +202,17 @@ def _core_words() -> Words:
     return [(tuple(w) + (END_OF_WORD,), 3 * f) for w, f in freq.items()]
 
 
-def _traced_corpus(fillers: int, tally: _Tally) -> TracedWords:
+def traced_corpus(fillers: int) -> TracedWords:
     """The core words, then ``fillers`` words of three symbols of their own
     (count 1, so no merge ever involves them): a trainer that works locally
     never reads a filler again after building its index."""
+    tally = _Tally()
     symbols = [TracedSymbol(chr(0x4E00 + k), tally) for k in range(3 * fillers)]
     filler: Words = [(tuple(symbols[3 * k : 3 * k + 3]), TracedFreq(1, tally)) for k in range(fillers)]
     core: Words = [(s, TracedFreq(f, tally)) for s, f in _core_words()]
-    return TracedWords(core + filler)
+    words = TracedWords(core + filler)
+    words.tally, words.made = tally, f"check.traced_corpus({int(fillers)})"
+    return words
 
 
 #: (fewer, more) merges and (smaller, larger) numbers of filler words
@@ -177,13 +224,12 @@ def measure_work(run: Callable[[TracedWords, int], object]) -> dict[str, float]:
     merges: word reads, frequency arithmetic and symbol comparisons per
     filler word, at 40 merges less at 10 (0 for a local trainer, about 30
     times a pass over one word for a recount)."""
-    work: dict[tuple[int, int], tuple[int, int, int]] = {}
+    work: dict[tuple[int, int], tuple[Any, ...]] = {}
     for merges in MERGES:
         for fillers in FILLERS:
-            tally = _Tally()
-            words = _traced_corpus(fillers, tally)
+            words = traced_corpus(fillers)
             run(words, merges)
-            work[merges, fillers] = (len(words.read) + len(words.written), tally.arithmetic, tally.compared)
+            work[merges, fillers] = words.state()
     small, large = FILLERS
     per_word = [
         (

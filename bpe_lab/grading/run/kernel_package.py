@@ -20,7 +20,7 @@ a copy of the package in which
   nothing (the grader runs their cases itself, ``visible``), an inert
   ``HiddenCases``, and the chapter modules' helpers (kept if reached). The
   exceptions, in the first run only: a check whose cases cannot be sent as
-  plain data (chapter 04's instrumented words, chapter 07's ``Tokenizer``)
+  plain data (chapter 07's ``Tokenizer``)
   is the package's own, with what it reaches; its failure in the kernel
   costs the task (the kernel's word, believed since it only costs points),
   its success counts for nothing the grader did not see.
@@ -68,10 +68,13 @@ _ABSENT = '''"""Not in a grading kernel's bpe_lab: {name} is the instructor's.""
 raise ImportError({message!r})
 '''
 
-#: Learner-side helpers that generated hidden calls use (``cases.bytelevel``, ``cases.variants``).
+#: Learner-side helpers that generated hidden calls use (``cases.bytelevel``, ``cases.variants``), and
+#: the visible checks' calls (``visible``: chapter 04's traced words are built in the kernel).
 HELPERS: tuple[Name, ...] = (
     ("bpe_lab.grading.check", "text_file"),
     ("bpe_lab.grading.check", "han_cuts"),
+    ("bpe_lab.grading.check", "TracedWords"),
+    ("bpe_lab.grading.check", "traced_corpus"),
 )
 
 #: What ``from bpe_lab.grading import check`` gives a grading kernel.

@@ -21,11 +21,24 @@ whole task whatever the kernel does to itself. In three steps:
    task, with a message naming the input and the kind of mistake (wrong
    value, wrong type, raised ``X``, not plain data), never the expected value.
 
-What is not judged here: a call whose arguments are not plain data (a
-``Tokenizer``, the instrumented words of chapter 04; a small text file is
-sent as its text, a list of ``Counter``s as Counters) cannot be sent, so the check is judged up to its first
+Chapter 04's instrumented words (``check.instruments.TracedWords``) are
+sent as the text that builds them in the kernel (``check.TracedWords(WORDS)``,
+``check.traced_corpus(N)``), and such a call sends back, with its value,
+the state of every argument after it (``TracedWords.state``: the words and
+the ids read and written, or the counts of operations; a dict or list as
+it is): the stand-in writes that state into the grader's own arguments
+(``TracedWords.restore``) before the check looks at them. So whether a
+merge touched only the words ``index[pair]`` names, and whether a
+trainer's work grows with its merges, is decided here; what the words
+recorded is measured in the kernel, so it stays the kernel's word (a
+submission that replaces ``check.TracedWords`` forges it: code written to
+tamper with the grading).
+
+What is not judged here: a call whose other arguments are not plain data
+(a ``Tokenizer``; a small text file is sent as its text, a list of
+``Counter``s as Counters) cannot be sent, so the check is judged up to its first
 such call and passes from there (the hidden cases still decide the score);
-the same when the check's calls stop matching the recorded ones. What a
+the same when the check's calls stop matching the recorded ones. Otherwise what a
 check sees of its arguments after the call (``merge_counts`` must leave
 its Counters as they were) is not replayed: the stand-in changes nothing.
 A check that times its function (none today) would time the stand-in.
@@ -52,6 +65,7 @@ import nbformat
 from bpe_lab.grading.authoring.tasks import Task, nbgrader
 from bpe_lab.grading.check.guard import Delegated
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
+from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.check.runner import CheckFailed
 from bpe_lab.grading.parsing import parse
 
@@ -61,11 +75,13 @@ __all__ = ["Recorded", "Visible", "literal", "check_line", "record", "verdict", 
 @dataclass(frozen=True)
 class Recorded:
     """One call a self-check made: its arguments' literal (None when they are
-    not plain data) and the solution's value (or what it raised)."""
+    not plain data) and the solution's value (or what it raised); ``after``:
+    it had traced words, so the kernel sends back its arguments' state too."""
 
     args: str | None
     value: Any = None
     raised: BaseException | None = None
+    after: bool = False
 
 
 @dataclass
@@ -96,7 +112,11 @@ class Visible:
         for call in self.calls:
             if call.args is None:
                 break
-            found.append(f"{self.function}(*{call.args})")
+            if call.after:  # the value, and what each argument holds (or recorded) after the call
+                states = "[x.state() if isinstance(x, check.TracedWords) else x for x in a]"
+                found.append(f"(lambda a: ({self.function}(*a), {states}))({call.args})")
+            else:
+                found.append(f"{self.function}(*{call.args})")
         return tuple(found)
 
 
@@ -129,6 +149,11 @@ def literal(args: tuple[Any, ...]) -> str | None:
             except (OSError, UnicodeDecodeError):
                 return None
             parts.append(f"check.text_file({str.__repr__(text)})")
+        elif isinstance(arg, TracedWords):
+            made = arg.made or (f"check.TracedWords({words})" if (words := _plain(arg.plain())) else "")
+            if not made or arg.read or arg.written:
+                return None
+            parts.append(made)
         elif (part := _counters(arg)) is not None:
             parts.append(part)
         else:
@@ -195,12 +220,13 @@ def _quietly(line: str, namespace: dict[str, Any]) -> None:
 def _recorder(function: Callable[..., Any], calls: list[Recorded]) -> Callable[..., Any]:
     def recorder(*args: Any) -> Any:
         text = literal(args)
+        after = any(isinstance(arg, TracedWords) for arg in args)
         try:
             value = function(*args)
         except BaseException as err:
-            calls.append(Recorded(text, raised=err))
+            calls.append(Recorded(text, raised=err, after=after))
             raise
-        calls.append(Recorded(text, value))
+        calls.append(Recorded(text, value, after=after))
         return value
 
     recorder.grader_side = True  # type: ignore[attr-defined]
@@ -258,6 +284,33 @@ def _value(result: Any) -> Any:
     return _Opaque(str(result.get("unplain", "a value too large")))
 
 
+def _replayed(got: Any, args: tuple[Any, ...]) -> Any:
+    """The value of a call that sent back its arguments' state, that state
+    written into ``args`` (the grader's own); a value equal to nothing when
+    the kernel's answer has not that shape."""
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], list) and len(got[1]) == len(args)):
+        return _Opaque("not the call's value and state")
+    value, states = got
+    for arg, state in zip(args, states):
+        try:
+            if isinstance(arg, TracedWords):
+                arg.restore(state)
+            elif isinstance(arg, dict) and isinstance(state, dict):
+                arg.clear()
+                arg.update(state)
+            elif isinstance(arg, list) and isinstance(state, list):
+                arg[:] = state
+        except (ValueError, TypeError):
+            return _Opaque("not the call's value and state")
+    return value
+
+
+def _value_of(result: Any, call: Recorded) -> Any:
+    """The value a kernel's result holds (without the arguments' state of a call that sent it)."""
+    got = _value(result)
+    return got[0] if call.after and isinstance(got, tuple) and len(got) == 2 else got
+
+
 def _kind(result: Any, solved: Recorded) -> str:
     """The kind of mistake a kernel's result shows, never the expected value."""
     if isinstance(result, dict) and "error" in result:
@@ -267,7 +320,7 @@ def _kind(result: Any, solved: Recorded) -> str:
     if isinstance(result, dict) and "too_large" in result:
         return "returned a value far longer than the answer"
     try:
-        got = _value(result)
+        got = _value_of(result, solved)
     except BaseException:  # noqa: BLE001 - whatever it was, it is not the answer
         return "returned a wrong value"
     if type(got) is not type(solved.value):
@@ -288,7 +341,8 @@ def verdict(visible: Visible, results: Any) -> str:
         if number >= len(sent) or literal(args) != visible.calls[number].args:
             raise _Beyond
         position[0] += 1
-        return _value(results[number])
+        got = _value(results[number])
+        return _replayed(got, args) if visible.calls[number].after else got
 
     stand_in.grader_side = True  # type: ignore[attr-defined]
     namespace = {**copy.copy(visible.namespace), visible.function: stand_in}
@@ -316,7 +370,9 @@ def _failure(visible: Visible, results: list[Any], done: int, err: BaseException
         return f"the self-check {name} failed before calling {visible.function}{hint} (run it in your notebook)"
     call, result = visible.calls[done - 1], results[done - 1]
     shown = short_text((call.args or "()")[1:-1].rstrip(","), 160)
-    if isinstance(result, dict) and "repr" in result and same(_value(result), call.value):
+    if isinstance(result, dict) and "repr" in result and same(_value_of(result, call), call.value):
+        if call.after:  # the value is right, what the call did to its arguments is not
+            return f"the self-check {name} failed on case {done}: {visible.function}({shown}){hint}"
         return f"the self-check {name} failed after its cases ran{hint} (run it in your notebook to see why)"
     return (
         f"the self-check {name} failed on case {done}: {visible.function}({shown}) {_kind(result, call)}{hint} "
