@@ -12,6 +12,8 @@ by calling the package.
 - Exercise 05's byte-level trainer and exercise 07's Chinese pre-tokenizer
   (exercise 06's until issue #20 kept it in 07 only): a wrong tie rule or a
   one-character pattern scores 0, and exercise 06 no longer grades one.
+  Exercise 07's never-emitted tokens looked for in the text score 0 though
+  the notebook patches its self-check away (the grader decides it).
 - Every new task, answered by calling the package's own answer (imported
   under another name, or captured in an earlier cell), scores 0 and names
   the function; the solutions keep full marks on every auto-graded task.
@@ -123,6 +125,20 @@ def pretokenize_zh(text):
 }
 
 
+#: more wrong answers in the same notebook as one of ``WRONG`` (no kernel run of their own): key -> {cell: source}
+ALSO = {
+    "one_character_pattern": {
+        "07_wild_never_emitted_answer": """
+check.check_never_emitted = lambda fn: None  # hostile: the self-check patched away in the kernel
+
+
+def never_emitted(tokenizer, text):
+    data = text.encode("utf-8")  # the bytes looked for in the text, not among the ids encode emits
+    return {a + b for a, b in tokenizer.merges if a + b not in data}""",
+    },
+}
+
+
 def _solution(name: str) -> nbformat.NotebookNode:
     return nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
 
@@ -175,7 +191,7 @@ def _wrong(key: str) -> nbformat.NotebookNode:
             "best = next(p for p in counts if counts[p] == max(counts.values()))",
         )
         assert source != _answers(name)[gid]
-    return _submission(name, {gid: source})
+    return _submission(name, {gid: source, **ALSO.get(key, {})})
 
 
 @pytest.fixture(scope="module")
@@ -249,6 +265,15 @@ def test_a_one_character_chinese_pattern_scores_zero_with_its_hint(graded):
     task = _task(report, "07_wild_pretokenize_zh")
     assert task.points == 0 and "are both Han characters" in task.message, task
     assert _task(report, "07_wild_pretokenize_digits").points == 3
+
+
+def test_tokens_looked_for_in_the_text_score_zero_though_the_check_is_patched_away(graded):
+    """Its self-check takes a ``Tokenizer``: the grader sends it as the source
+    that builds it again, and decides the check on the values (``visible``)."""
+    task = _task(graded[("wrong", "one_character_pattern")], "07_wild_never_emitted")
+    assert task.points == 0, task
+    assert "the self-check check.check_never_emitted failed on case 1: never_emitted(Tokenizer(2" in task.message
+    assert "look among the ids tokenizer.encode(text) returns" in task.message, task
 
 
 def test_the_chinese_pre_tokenizer_is_graded_in_07_only(tmp_path_factory):

@@ -19,8 +19,8 @@ a copy of the package in which
 - ``bpe_lab.grading.check`` is ``KERNEL_CHECK``: ``check_*`` that decide
   nothing (the grader runs their cases itself, ``visible``), an inert
   ``HiddenCases``, and the chapter modules' helpers (kept if reached). The
-  exceptions, in the first run only: a check whose cases cannot be sent as
-  plain data (chapter 07's ``Tokenizer``)
+  exceptions, in the first run only: a check whose cases cannot be sent
+  (exercise 10's class check, whose first case is GPT-2's vocabulary)
   is the package's own, with what it reaches; its failure in the kernel
   costs the task (the kernel's word, believed since it only costs points),
   its success counts for nothing the grader did not see.

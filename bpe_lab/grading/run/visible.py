@@ -34,8 +34,12 @@ recorded is measured in the kernel, so it stays the kernel's word (a
 submission that replaces ``check.TracedWords`` forges it: code written to
 tamper with the grading).
 
+A byte-level ``Tokenizer`` with GPT-2's pattern (chapter 07's
+``never_emitted``) is sent as the source that builds it again from its
+vocabulary, merges and special tokens.
+
 What is not judged here: a call whose other arguments are not plain data
-(a ``Tokenizer``; a small text file is sent as its text, a list of
+(a tokenizer of another kind or pattern; a small text file is sent as its text, a list of
 ``Counter``s as Counters) cannot be sent, so the check is judged up to its first
 such call and passes from there (the hidden cases still decide the score);
 the same when the check's calls stop matching the recorded ones. Otherwise what a
@@ -62,6 +66,7 @@ from typing import Any
 
 import nbformat
 
+from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.grading.authoring.tasks import Task, nbgrader
 from bpe_lab.grading.check.guard import Delegated
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
@@ -82,6 +87,7 @@ class Recorded:
     value: Any = None
     raised: BaseException | None = None
     after: bool = False
+    shown: str = ""  # the arguments as a message shows them, when not their literal (a tokenizer's)
 
 
 @dataclass
@@ -123,6 +129,9 @@ class Visible:
 #: The largest text file a check hands its function that is sent along.
 MAX_FILE = 64 << 10
 
+#: The longest text argument sent along (notebook 07's training text is 368,056 characters).
+MAX_TEXT = 1 << 20
+
 
 def _plain(value: Any) -> str | None:
     """``value`` as literal text that reads back as the same value of the same types, or None."""
@@ -149,6 +158,12 @@ def literal(args: tuple[Any, ...]) -> str | None:
             except (OSError, UnicodeDecodeError):
                 return None
             parts.append(f"check.text_file({str.__repr__(text)})")
+        elif type(arg) is str and len(arg) <= MAX_TEXT:  # longer than a plain value may be (a corpus)
+            parts.append(str.__repr__(arg))
+        elif type(arg) is Tokenizer:
+            if (made := _tokenizer(arg)) is None:
+                return None
+            parts.append(made)
         elif isinstance(arg, TracedWords):
             made = arg.made or (f"check.TracedWords({words})" if (words := _plain(arg.plain())) else "")
             if not made or arg.read or arg.written:
@@ -159,6 +174,18 @@ def literal(args: tuple[Any, ...]) -> str | None:
         else:
             return None
     return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+
+
+def _tokenizer(tokenizer: Tokenizer) -> str | None:
+    """A byte-level tokenizer with GPT-2's pattern as the source that builds it
+    again (its vocabulary holds its special tokens already, with their ids)."""
+    if tokenizer.pattern.name != "gpt2":
+        return None
+    vocab, merges = _plain(dict(tokenizer.vocab)), _plain(list(tokenizer.merges))
+    specials = _plain(list(tokenizer.special_tokens))
+    if vocab is None or merges is None or specials is None:
+        return None
+    return f"__import__('bpe_lab').Tokenizer({vocab}, {merges}, {specials})"
 
 
 def _counters(value: Any) -> str | None:
@@ -221,12 +248,14 @@ def _recorder(function: Callable[..., Any], calls: list[Recorded]) -> Callable[.
     def recorder(*args: Any) -> Any:
         text = literal(args)
         after = any(isinstance(arg, TracedWords) for arg in args)
+        shown = ", ".join(repr(a) if type(a) is Tokenizer else short_text(repr(a), 60) for a in args)
+        shown = shown if any(type(a) is Tokenizer for a in args) else ""
         try:
             value = function(*args)
         except BaseException as err:
-            calls.append(Recorded(text, raised=err, after=after))
+            calls.append(Recorded(text, raised=err, after=after, shown=shown))
             raise
-        calls.append(Recorded(text, value, after=after))
+        calls.append(Recorded(text, value, after=after, shown=shown))
         return value
 
     recorder.grader_side = True  # type: ignore[attr-defined]
@@ -369,7 +398,7 @@ def _failure(visible: Visible, results: list[Any], done: int, err: BaseException
     if done == 0:
         return f"the self-check {name} failed before calling {visible.function}{hint} (run it in your notebook)"
     call, result = visible.calls[done - 1], results[done - 1]
-    shown = short_text((call.args or "()")[1:-1].rstrip(","), 160)
+    shown = short_text(call.shown or (call.args or "()")[1:-1].rstrip(","), 160)
     if isinstance(result, dict) and "repr" in result and same(_value_of(result, call), call.value):
         if call.after:  # the value is right, what the call did to its arguments is not
             return f"the self-check {name} failed on case {done}: {visible.function}({shown}){hint}"
