@@ -413,6 +413,8 @@ def test_a_check_is_judged_up_to_its_first_input_that_is_not_plain_data():
     assert all(s.startswith("(lambda a: (merge_indexed(*a), [x.state()") for s in merge.sources())
     assert len(train.sources()) == len(train.calls) and "check.traced_corpus(400), 40" in train.sources()[-1]
     assert literal((TracedWords([(("a",), 1)]),)) == "(check.TracedWords([(('a',), 1)]),)"
+    production = NOTEBOOKS["09_production"]  # a Tokenizer is sent only where the solution's value is plain data
+    assert record(production, load_tasks(production))["09_production_build_pipeline"].sources() == ()
     assert literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})" and literal((object(),)) is None
     sent = literal(([Counter({"a": 2}), Counter()],))
     assert sent is not None and eval(sent) == ([Counter({"a": 2}), Counter()],)

@@ -36,7 +36,8 @@ tamper with the grading).
 
 A byte-level ``Tokenizer`` with GPT-2's pattern (chapter 07's
 ``never_emitted``) is sent as the source that builds it again from its
-vocabulary, merges and special tokens.
+vocabulary, merges and special tokens, when the solution's value for the
+call is plain data (09's ``build_pipeline`` returns a pipeline: not sent).
 
 What is not judged here: a call whose other arguments are not plain data
 (a tokenizer of another kind or pattern; a small text file is sent as its text, a list of
@@ -255,6 +256,8 @@ def _recorder(function: Callable[..., Any], calls: list[Recorded]) -> Callable[.
         except BaseException as err:
             calls.append(Recorded(text, raised=err, after=after, shown=shown))
             raise
+        if shown and _plain(value) is None:  # a tokenizer sent, but no plain value to judge (09's pipeline)
+            text = None
         calls.append(Recorded(text, value, after=after, shown=shown))
         return value
 
