@@ -87,6 +87,7 @@ LIVE = {
     "quiz_en": _quiz_cell("en"),
     "quiz_zh": _quiz_cell("zh"),
     "shuffled": f"Quiz({SHUFFLED['question']!r}, {SHUFFLED['options']!r}, answer={SHUFFLED['answer']!r})",
+    "code_quiz": "Quiz('Which word starts with `low`?', {'`lower`': 'it does', '`newest`': 'n e w'}, answer='`lower`')",
     "plot_zh": "from bpe_lab.ui.plots import pair_counts\nfrom bpe_lab.core.train import train_trace\n"
     "figure = pair_counts(train_trace({'我们': 3, '早上': 2, '我早': 1}, 1).rounds[0])\n"
     "figure.axes[0].set_title('符号对计数')\nfigure",
@@ -125,7 +126,7 @@ def _saved_zh_outputs() -> list[dict]:
     shown = [
         MergeStepper(TEXTBOOK_CORPUS, num_merges=5, lang="zh"),
         CompressionStepper("ababcababcab", lang="zh"),
-        Quiz("第 1 轮合并哪个符号对？", {"(e, s)": "先出现", "(l, o)": "只有 7 次"}, answer="(e, s)", lang="zh"),
+        Quiz("第 1 轮合并哪个符号对？", {"(e, s)": "先出现", "(l, o)": "`l o` 只有 7 次"}, answer="(e, s)", lang="zh"),
         EncodeStepper("nest", merges, lang="zh"),
     ]
     bundles = [thing._repr_mimebundle_() for thing in shown]
@@ -207,8 +208,16 @@ def test_saved_chinese_outputs_read_right_untrusted(lab_page):
     checkpoint.scroll_into_view_if_needed()
     checkpoint.locator("summary").wait_for(timeout=20_000)
     assert "第 1 轮合并哪个符号对？" in checkpoint.inner_text()
+    # the options are lettered in their own text: JupyterLab numbers an <ol> 1, 2, 3 whatever its type
+    options = checkpoint.locator("ol li").evaluate_all("ls => ls.map(l => l.innerText)")
+    assert [option[:3] for option in options] == ["A. ", "B. "], options
+    assert checkpoint.locator("ol").evaluate("o => getComputedStyle(o).listStyleType") == "none"
     checkpoint.locator("summary").click()  # <details> opens without a kernel
     assert "答案：(e, s)。" in checkpoint.inner_text()
+    code = checkpoint.locator("code").first  # tinted by its inline style, the sheet being gone
+    assert code.evaluate("c => getComputedStyle(c).backgroundColor") == "rgba(128, 128, 128, 0.18)"
+    more = panel.locator(".bpe-merge td", has_text="… +")
+    assert more.evaluate("td => getComputedStyle(td).textAlign") == "left"  # JupyterLab right-aligns cells
     _shot(page, "untrusted_saved_zh.png")
 
 
@@ -336,6 +345,16 @@ def test_checkpoint_by_mouse_and_keyboard(lab_page, live, lang):
     assert feedback.inner_text() == right
     checkpoint.scroll_into_view_if_needed()
     _shot(page, f"running_{lang}_checkpoint.png")
+
+
+def test_code_spans_are_tinted_in_the_live_widget(lab_page, live):
+    """A live widget is no rendered output, so JupyterLab does not tint its
+    <code>: the checkpoint's code spans carry their tint inline."""
+    checkpoint = _cell(live, "code_quiz").locator(".bpe-checkpoint")
+    checkpoint.scroll_into_view_if_needed()
+    code = checkpoint.locator(".widget-html code").first
+    assert code.inner_text() == "low"
+    assert code.evaluate("c => getComputedStyle(c).backgroundColor") == "rgba(128, 128, 128, 0.18)"
 
 
 def _radio_labels(checkpoint) -> list[str]:

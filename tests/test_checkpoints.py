@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bpe_lab.core.train import train_trace
 from bpe_lab.ui.checkpoints import Numeric, Predict, Quiz, audit_made, display_order, normalize
-from bpe_lab.ui.css import CHECKPOINT_CSS, DARK_FEEDBACK_COLOURS, FEEDBACK_COLOURS
+from bpe_lab.ui.css import CHECKPOINT_CSS, DARK_FEEDBACK_COLOURS, FEEDBACK_COLOURS, style
 from bpe_lab.ui.tables import readable
 from tests.test_widgets import bare_text, find, one
 
@@ -109,7 +109,9 @@ def test_static_form_reads_right_without_kernel_or_style_sheet():
     bundle = q._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and bundle["text/html"] == q.html
     lines = bare_text(q.html)
-    assert lines[:4] == ["Checkpoint Which pair does round 1 merge?", "(s, t)", "(e, s)", "(l, o)"]
+    # lettered in their own text: JupyterLab numbers every <ol> 1, 2, 3
+    assert lines[:4] == ["Checkpoint Which pair does round 1 merge?", "A. (s, t)", "B. (e, s)", "C. (l, o)"]
+    assert 'type="A"' not in q.html and "list-style: none" in q.html
     assert "reveal the answer" in lines and "The answer: (e, s)." in lines
     root = one(q.html, "bpe-checkpoint")
     assert root["data-kind"] == "quiz" and root["data-state"] == "unanswered"
@@ -117,6 +119,23 @@ def test_static_form_reads_right_without_kernel_or_style_sheet():
     assert one(q.html, "bpe-checkpoint")["data-state"] == "wrong"
     assert "Not quite. " + PAIRS["(l, o)"] in bare_text(q.html)
     assert find(quiz("zh").html, "bpe-badge")[0]["text"] == "检查点"
+
+
+def test_static_form_letters_every_option_and_refuses_more_than_26():
+    options = {f"option {n}": f"why {n}" for n in range(26)}
+    q = Quiz("Many?", options, answer="option 0", shuffle=False)
+    lines = bare_text(q.html)
+    assert lines[1:27] == [f"{chr(65 + n)}. option {n}" for n in range(26)]
+    with pytest.raises(ValueError, match="at most 26 options"):
+        Quiz("Too many?", {**options, "option 26": "why"}, answer="option 0")
+
+
+def unlettered(lines: list[str], start: str) -> list[str]:
+    """The static form's options that begin with ``start``, without their
+    letters (``A. ``, ``B. ``, ... in display order)."""
+    lettered = [line for line in lines if line[1:3] == ". " and line[3:].startswith(start)]
+    assert [line[0] for line in lettered] == [chr(65 + n) for n in range(len(lettered))]
+    return [line[3:] for line in lettered]
 
 
 def test_normalize():
@@ -192,7 +211,7 @@ def test_options_differing_only_in_white_space_render_differently():
     labels = [label for label, _ in q.control.options]
     assert len(set(labels)) == 4
     assert "['hello', '␣␣world']" in labels and "['hello', '␣␣', 'world']" in labels
-    items = [item for item in bare_text(q.html) if item.startswith("['hello")]
+    items = unlettered(bare_text(q.html), "['hello")
     assert sorted(items) == sorted(labels)  # the static list shows the same marks
     assert 'hello<span class="bpe-ws">␣</span><span class="bpe-ws">␣</span>world' in q.prompt.value
     p = Predict("?", "a\tb", why=".", options=["a\tb", "a b", "a\nb"])
@@ -268,11 +287,13 @@ def test_exactly_one_option_is_right_in_both_languages(options, data):
 
 def test_code_spans_render_and_everything_else_is_escaped():
     q = Quiz("Why can it not write `fills`?", {"`fills` <b>x</b>": "no `s` & co", "other": "`y`"}, answer="other")
-    assert "<code>fills</code>" in q.prompt.value and "`" not in q.prompt.value
-    assert "<code>fills</code> &lt;b&gt;x&lt;/b&gt;" in q.html
+    code = f"<code{style('code')}>"  # tinted inline: the live widget gets no tint from JupyterLab
+    assert "background: rgba(" in code
+    assert f"{code}fills</code>" in q.prompt.value and "`" not in q.prompt.value
+    assert f"{code}fills</code> &lt;b&gt;x&lt;/b&gt;" in q.html
     q.answer("`fills` <b>x</b>")
     assert q.feedback == "Not quite. no `s` & co"  # plain text keeps the author's backticks
-    assert "no <code>s</code> &amp; co" in q.feedback_view.value
+    assert f"no {code}s</code> &amp; co" in q.feedback_view.value
     assert dict((v, k) for k, v in q.control.options)["`fills` <b>x</b>"] == "fills <b>x</b>"
 
 

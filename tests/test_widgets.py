@@ -44,6 +44,13 @@ class _Elements(HTMLParser):
         self.found: list[dict] = []
         self._open: list[dict] = []
 
+    @classmethod
+    def parse(cls, html: str) -> list[dict]:
+        """Every element of ``html``, in document order."""
+        parser = cls()
+        parser.feed(html)
+        return parser.found
+
     def handle_starttag(self, tag, attrs):
         element = {"tag": tag, **{k: v or "" for k, v in attrs}, "text": "", "children": []}
         if self._open:
@@ -558,6 +565,13 @@ class _BareText(HTMLParser):
         self.parts: list[str] = []
         self._in_style = False
 
+    @classmethod
+    def parse(cls, html: str) -> list[dict]:
+        """Every element of ``html``, in document order."""
+        parser = cls()
+        parser.feed(html)
+        return parser.found
+
     def handle_starttag(self, tag, attrs):
         self._in_style = tag == "style"
         if tag in _BLOCKS:
@@ -615,6 +629,15 @@ def test_every_layout_rule_is_also_inline(textbook_corpus):
             assert element.get("style"), f".{css_class} has no inline style"
     assert "white-space: nowrap" in one(html, "bpe-next")["style"]  # the badge never wraps
     assert "flex-wrap: wrap" in one(html, "bpe-grid")["style"]
+
+
+def test_the_hidden_pairs_row_is_left_aligned_inline(textbook_corpus):
+    """JupyterLab right-aligns table cells; untrusted, the sheet's
+    ``text-align: left`` is gone, so the "… +2" row says it inline."""
+    html = MergeStepper(textbook_corpus, num_merges=5).html
+    more = [cell for cell in _Elements.parse(html) if cell["tag"] == "td" and cell["text"].startswith("… +")]
+    assert len(more) == 1 and more[0]["colspan"] == "3"
+    assert "text-align: left" in more[0]["style"]
 
 
 # ---------------------------------------------------------------- compression: button and stopping rule

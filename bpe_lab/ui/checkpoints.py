@@ -18,8 +18,10 @@ sets ``quiz.feedback`` (plain text) and ``quiz.correct``. Its strings come
 from ``labels`` (``lang="zh"`` for Chinese; the question itself is the
 author's). Saved into a notebook, it also carries a static form of its
 current state, legible without the style sheet and without a kernel: the
-question, the options, and the answer behind a ``<details>`` element, which
-opens with a click even in an untrusted notebook or on a forge.
+question, the options lettered A, B, C in their own text (JupyterLab
+numbers any ``<ol>`` 1, 2, 3 whatever its ``type``), and the answer behind
+a ``<details>`` element, which opens with a click even in an untrusted
+notebook or on a forge.
 
 Why the judging is strict: options often differ only in spaces or quotes
 (``['hello', '  world']`` against ``['hello', ' ', ' world']``), so an
@@ -37,7 +39,8 @@ outputs stay stable; ``.options`` is that display order and ``answer(i)``
 counts in it. Options that all read as numbers are sorted instead;
 ``shuffle=False`` keeps the author's order, ``shuffle=True`` forces a shuffle.
 
-What is shown: Markdown code spans (`` `like this` ``) become ``<code>``,
+What is shown: Markdown code spans (`` `like this` ``) become ``<code>``
+(tinted inline: a live widget gets no tint from JupyterLab),
 everything else is escaped; white space that matters (a run of spaces, a
 space at either end, tabs, newlines) is drawn as ``␣``, ``⇥`` and ``↵``
 as the token views do, in the HTML and in the radio labels. The plain-text
@@ -76,9 +79,13 @@ from bpe_lab.ui.css import CHECKPOINT_CSS, CSS, FEEDBACK_COLOURS, style
 from bpe_lab.ui.labels import LANGS, labels
 from bpe_lab.ui.tokens import WHITESPACE_MARKS
 
-__all__ = ["Predict", "Quiz", "Numeric", "normalize", "audit_made", "display_order", "rich", "plain"]
+__all__ = ["Predict", "Quiz", "Numeric", "normalize", "audit_made", "display_order", "rich", "plain", "option_letter"]
 
 _BOX = "border: 1px solid rgba(128, 128, 128, .5); border-left: 4px solid #0ea5e9; border-radius: 6px; padding: 6px"
+#: The static form's option list: its letters are written in each item's
+#: text, since JupyterLab numbers every ``<ol>`` 1, 2, 3 whatever its
+#: ``type`` (and a forge may drop the attribute), so no marker is drawn.
+_OPTION_LIST = "list-style: none; margin: 4px 0; padding-left: 12px"
 _COLOURS = {True: FEEDBACK_COLOURS["correct"], False: FEEDBACK_COLOURS["wrong"], None: "inherit"}
 
 #: How an explanation must not start: the verdict is the widget's to say
@@ -139,11 +146,14 @@ def rich(text: str) -> str:
     """``text`` as HTML: escaped, code spans as ``<code>``, white space that
     matters made visible.
 
-    >>> rich("cut `a  b` <here>")
+    >>> rich("cut `a  b` <here>").replace(style("code"), "")
     'cut <code>a<span class="bpe-ws">␣</span><span class="bpe-ws">␣</span>b</code> &lt;here&gt;'
     """
     return _shown(
-        text, lambda s: f"<code>{s}</code>", escape, lambda c: f'<span class="bpe-ws">{WHITESPACE_MARKS[c]}</span>'
+        text,
+        lambda s: f"<code{style('code')}>{s}</code>",
+        escape,
+        lambda c: f'<span class="bpe-ws">{WHITESPACE_MARKS[c]}</span>',
     )
 
 
@@ -159,6 +169,18 @@ def plain(text: str) -> str:
 
 def _rich_lines(text: str) -> str:
     return "\n".join(rich(line) for line in text.split("\n"))
+
+
+def option_letter(index: int) -> str:
+    """The letter the static form writes before the option at display
+    position ``index``: A, B, C, ...
+
+    >>> option_letter(0), option_letter(2)
+    ('A', 'C')
+    """
+    if not 0 <= index < 26:
+        raise IndexError(f"options are lettered A..Z; there is no letter for position {index}")
+    return chr(ord("A") + index)
 
 
 # -- order
@@ -186,6 +208,8 @@ def display_order(question: str, options: Sequence[str], shuffle: bool | None = 
 
 
 def _check_options(options: Sequence[str]) -> None:
+    if len(options) > 26:
+        raise ValueError(f"at most 26 options (lettered A..Z); got {len(options)}")
     seen: dict[str, str] = {}
     for option in options:
         if not isinstance(option, str):
@@ -379,8 +403,11 @@ class _Checkpoint:
         """The static form: question, options, the current feedback and the
         answer behind a ``<details>`` that opens without a kernel."""
         L = self.labels
-        items = "".join(f'<li style="white-space: pre-wrap">{rich(option)}</li>' for option in self.options)
-        options = f'<ol type="A" style="margin: 4px 0; padding-left: 28px">{items}</ol>' if items else ""
+        items = "".join(
+            f'<li style="white-space: pre-wrap"><b>{option_letter(i)}.</b> {rich(option)}</li>'
+            for i, option in enumerate(self.options)
+        )
+        options = f'<ol style="{_OPTION_LIST}">{items}</ol>' if items else ""
         hint = f'<p style="margin: 4px 0; opacity: .8">{escape(L["static_hint"])}</p>'
         solution = f'<div style="white-space: pre-wrap">{_rich_lines(self._solution(L))}</div>'
         details = f'<details style="margin: 4px 0"><summary>{escape(L["reveal"])}</summary>{solution}</details>'

@@ -71,6 +71,12 @@ INLINE: dict[str, str] = {
     "done": "margin: 8px 0 0; font-weight: 600",
     "list": "margin: 0; padding-left: 26px",
     "rule": "margin: 3px 0",
+    # A table row spanning every column, such as "… +2" under the pair
+    # counts: JupyterLab right-aligns table cells unless told otherwise.
+    "span_row": "text-align: left; padding: 2px 6px; font-size: 11px",
+    # A code span in a checkpoint: JupyterLab tints <code> only inside a
+    # rendered output, not inside a live widget, so the tint is inline.
+    "code": "padding: 0 3px; border-radius: 3px; background: rgba(128, 128, 128, .18)",
     "row": "display: flex; flex-wrap: wrap; gap: 3px 1px; align-items: flex-start",
     "token": "display: inline-flex; flex-direction: column; align-items: center; border-radius: 4px; "
     "padding: 1px 2px; min-width: 14px; margin: 1px 0",

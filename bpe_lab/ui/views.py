@@ -90,7 +90,7 @@ def _pair_rows(rnd: Round, max_pairs: int, L: Labels) -> str:
             f"{cell(str(count), numeric=True)}{cell(escape(mark), 'bpe-mark')}</tr>"
         )
     hidden = len(ranked) - len(rows)
-    more = f'<tr><td colspan="3" class="bpe-mark"{style("mark")}>… +{hidden}</td></tr>' if hidden else ""
+    more = f'<tr><td colspan="3" class="bpe-mark"{style("span_row")}>… +{hidden}</td></tr>' if hidden else ""
     return "".join(rows) + more
 
 
