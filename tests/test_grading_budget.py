@@ -14,6 +14,7 @@ its kernel was restarted.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import tempfile
@@ -23,8 +24,9 @@ from pathlib import Path
 import pytest
 from grading_support import needs_bwrap
 
-from bpe_lab.grading.run import jail
+from bpe_lab.grading.run import budget, jail
 from bpe_lab.grading.run.budget import Budget, kill_tree, over, usage
+from bpe_lab.grading.run.sandbox import Cell, Limits, run_cells
 from bpe_lab.grading.run.stubs import package_dir
 
 BUDGET = Budget(memory_mb=4096, processes=16, disk_mb=1, files=20)
@@ -91,3 +93,16 @@ def test_what_a_sandbox_writes_in_its_own_tmp_is_counted(tmp_path):
     finally:
         kill_tree([process.pid, *usage(process.pid, run, BUDGET)[1]])
         process.wait()
+
+
+def test_a_kernel_stopped_by_its_watcher_while_it_starts_is_told_why(tmp_path, monkeypatch):
+    """Stopped before it replied, the run says the watcher's reason, not
+    "Kernel died before replying to kernel_info (is the memory limit too low?)"."""
+    monkeypatch.setattr(budget, "over", lambda used, limit: "it is over budget at its first look")
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    outcomes = asyncio.run(run_cells([Cell("1")], workdir, Limits(cell_timeout=30, notebook_timeout=60)))
+    assert [o.status for o in outcomes] == ["not run"], outcomes
+    assert outcomes[0].error == (
+        "the kernel could not run this notebook: stopped: it is over budget at its first look"
+    ), outcomes
