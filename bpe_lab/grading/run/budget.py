@@ -151,21 +151,43 @@ def held(pids: list[int]) -> int:
     return total
 
 
+#: The sandbox's folders in memory (``jail`` mounts a tmpfs of its own on each).
+_SCRATCH = ("/tmp", "/dev/shm")
+
+
+def _device(path: str) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+
+
 def _own_mounts(tree: dict[int, int], most_files: int) -> tuple[int, int]:
     """Bytes and files in the sandbox's own ``/tmp`` and ``/dev/shm`` (memory,
     seen through ``/proc/PID/root`` of a process in its mount namespace;
-    nothing without a sandbox, where they are the machine's)."""
+    nothing without a sandbox, where they are the machine's).
+
+    Only folders that are file systems of the sandbox's own count: a
+    process of a sandbox still being set up (bubblewrap's child between
+    making its mount namespace and ``pivot_root``, longer on a loaded
+    machine) has a namespace of its own but the machine's root, and its
+    ``/tmp`` is then the machine's, with every other run's folder in it:
+    charged to the kernel starting, it stops it before it can reply."""
     try:
         ours = os.stat("/proc/self/ns/mnt").st_ino
     except OSError:
         return 0, 0
+    machine = [_device(folder) for folder in _SCRATCH]
     for pid in tree:
         try:
             if os.stat(f"/proc/{pid}/ns/mnt").st_ino == ours:
                 continue
         except OSError:
             continue
-        sizes = [_disk(Path(f"/proc/{pid}/root{folder}"), most_files, True) for folder in ("/tmp", "/dev/shm")]
+        theirs = [_device(f"/proc/{pid}/root{folder}") for folder in _SCRATCH]
+        if any(device is None or device == mine for device, mine in zip(theirs, machine)):
+            continue  # not in its own root (yet): these are the machine's folders, or none
+        sizes = [_disk(Path(f"/proc/{pid}/root{folder}"), most_files, True) for folder in _SCRATCH]
         return sum(b for b, _ in sizes), sum(f for _, f in sizes)
     return 0, 0
 

@@ -408,8 +408,11 @@ async def run_cells(
                 if stopped:
                     break
     except Exception as err:  # noqa: BLE001 - a kernel that cannot start must not crash the grader
-        hint = f" (is the memory limit of {limits.memory_mb} MB too low?)" if "before replying" in str(err) else ""
-        stopped = f"the kernel could not run this notebook: {type(err).__name__}: {err}{hint}"
+        if kernel.over_budget:  # the watcher stopped it while it started: why, not that it died
+            stopped = f"the kernel could not run this notebook: stopped: {kernel.over_budget}"
+        else:
+            hint = f" (is the memory limit of {limits.memory_mb} MB too low?)" if "before replying" in str(err) else ""
+            stopped = f"the kernel could not run this notebook: {type(err).__name__}: {err}{hint}"
     finally:
         await kernel.stop()
         await asyncio.to_thread(reap, kernel.token)  # what the kernel started, and a kernel that would not stop
