@@ -19,6 +19,8 @@ import csv
 import json
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -27,7 +29,7 @@ from grading_support import DECODE, ENCODE, ROOT, SOLUTIONS, SOLVED, needs_bwrap
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bpe_lab.grading.run.relay import RELAY_MEMORY, shape
+from bpe_lab.grading.run.relay import CHANNELS, RELAY_MEMORY, Relay, front_url, shape
 
 ANSWER = SOLVED[f"{ENCODE}_answer"]
 
@@ -154,3 +156,57 @@ def test_the_relay_forwards_only_a_message_of_sane_shape(channel, sizes, delimit
     kept = shape(channel, sizes, delimiter, most)
     assert kept == _reference(channel, sizes, delimiter, most)
     assert sum(sizes[:kept]) <= max(most, 4096) and kept <= 9
+
+
+# ------------------------------------------------------------ what a kernel is charged
+
+
+def _wait_for(condition, seconds: float = 15.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_a_refused_frame_is_charged_and_a_kernel_that_dies_is_not():
+    """A frame over the relay's limit drops the connection and, once the
+    kernel answers the new one, counts ``most`` bytes; a kernel that dies
+    drops all five connections and answers none, and is charged nothing for
+    them (each was once counted as a refused frame: 40 MB per killed kernel
+    against a submission's 256 MB)."""
+    import zmq
+
+    most = 1 << 16
+    context = zmq.Context()
+    relay = Relay()
+    with tempfile.TemporaryDirectory(prefix="r") as folder:
+        kernel = {"transport": "ipc", "ip": f"{folder}/k", **{f"{c}_port": i for i, c in enumerate(CHANNELS, 1)}}
+        sockets = {}
+        for channel in CHANNELS:
+            sockets[channel] = context.socket(zmq.PUB if channel == "iopub" else zmq.ROUTER)
+            sockets[channel].linger = 0
+            sockets[channel].bind(f"ipc://{kernel['ip']}-{kernel[f'{channel}_port']}")
+        grader = context.socket(zmq.DEALER)
+        grader.linger = 0
+        try:
+            relay.start(kernel, most, {})
+            grader.connect(front_url(relay.front, "shell"))
+            shell = sockets["shell"]
+            assert _wait_for(lambda: (grader.send_multipart([b"ping"]), shell.poll(200))[1] != 0)
+            identity = shell.recv_multipart()[0]
+            shell.send_multipart([identity, b"x" * (2 * most)])  # refused at its header
+            assert _wait_for(lambda: relay.received >= most), relay.received
+            charged = relay.received
+            for socket in sockets.values():
+                socket.close()  # the kernel dies
+            time.sleep(2)
+            assert relay.process is not None and relay.process.poll() is None  # the relay lives on
+            assert relay.received == charged
+        finally:
+            relay.stop()
+            grader.close()
+            for socket in sockets.values():
+                socket.close()
+            context.term()

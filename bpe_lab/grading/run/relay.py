@@ -31,7 +31,9 @@ memory never held it. The relay then tells the grader by exiting with
 the grader stops the submission for memory, as its budget would
 (``sandbox``). A single frame over ``MAX_MESSAGE`` is refused by zmq while
 it reads the frame's header (``MAXMSGSIZE``), as on the grader's sockets:
-the connection is made again and that many bytes are counted.
+the connection is made again and, once the kernel answers it, that many
+bytes are counted (a kernel that died, and so dropped every connection,
+is charged nothing for it).
 
 The bytes received from the kernel, kept or dropped, are counted in eight
 bytes of shared memory (a memfd the grader maps) for the grader's budget
@@ -221,12 +223,14 @@ def main(argv: list[str]) -> None:
     import resource
 
     import zmq
+    from zmq.utils.monitor import parse_monitor_message
 
     counter = mmap.mmap(fd, 8)
     os.close(fd)
     context = zmq.Context()
     identity = uuid.uuid4().bytes  # shell's and stdin's alike: the kernel asks for input where it was asked
     fronts, backs, monitors, received = {}, {}, {}, 0
+    refused: set[str] = set()  # channels dropped and connecting again: counted once the kernel answers
     for channel, (front_type, back_type) in CHANNELS.items():
         outward = context.socket(getattr(zmq, front_type))
         outward.linger = 0
@@ -238,7 +242,7 @@ def main(argv: list[str]) -> None:
         if back_type == "DEALER" and channel != "hb":
             inward.identity = identity
         monitor_url = f"inproc://monitor-{channel}"
-        inward.monitor(monitor_url, zmq.EVENT_DISCONNECTED)
+        inward.monitor(monitor_url, zmq.EVENT_DISCONNECTED | zmq.EVENT_CONNECTED)
         monitor = context.socket(zmq.PAIR)
         monitor.connect(monitor_url)
         inward.connect(_url(back, channel))
@@ -261,15 +265,24 @@ def main(argv: list[str]) -> None:
                 with contextlib.suppress(zmq.Again):
                     backs[channel].send_multipart(socket.recv_multipart(copy=False), copy=False, flags=zmq.NOBLOCK)
                 continue
-            if kind == "monitor":  # zmq dropped the kernel's connection: a frame too large, or memory
-                socket.recv_multipart()
-                if _peak_resident() > memory * 3 // 4:
-                    os._exit(_FULL)
-                _reset_peak()
-                url = _url(back, channel)
-                backs[channel].disconnect(url)
-                backs[channel].connect(url)
-                received += most
+            if kind == "monitor":
+                event = parse_monitor_message(socket.recv_multipart())["event"]
+                if event == zmq.EVENT_CONNECTED:
+                    # Connected again to a kernel that is still there: the message
+                    # zmq dropped was the kernel's (a frame too large), so it counts.
+                    # A kernel that died drops every connection and never answers
+                    # again: nothing it did not send is counted against it.
+                    if channel in refused:
+                        refused.discard(channel)
+                        received += most
+                else:  # zmq dropped the kernel's connection: a frame too large, memory, or the kernel died
+                    if _peak_resident() > memory * 3 // 4:
+                        os._exit(_FULL)
+                    _reset_peak()
+                    url = _url(back, channel)
+                    backs[channel].disconnect(url)
+                    backs[channel].connect(url)
+                    refused.add(channel)
             else:
                 received += _forward(socket, fronts[channel], channel, most)
             struct.pack_into("=Q", counter, 0, received)
