@@ -28,6 +28,23 @@ _TOKENIZER = "bpe_lab.bytelevel.tokenizer.Tokenizer"
 _ENCODERS = "bpe_lab.bytelevel.encoders"
 _UNIGRAM = "bpe_lab.variants.unigram"
 
+#: what trains a byte-level tokenizer, every layer down to the merge loop
+#: (chapter 05's train_bytelevel, and the capstone's train with a pattern)
+_TRAIN_BYTELEVEL = (
+    "bpe_lab.bytelevel.train.train_bytelevel",
+    "bpe_lab.bytelevel.train.count_pretokens",
+    "bpe_lab.bytelevel.train._count_chunk",
+    "bpe_lab.bytelevel.train.build_vocab",
+    "bpe_lab.bytelevel.merge_learner.learn_bytelevel_merges",
+    "bpe_lab.core.train_fast.learn_merges",
+    "bpe_lab.core.train_fast.train_fast",
+    "bpe_lab.core.train_fast._Trainer.merge",
+    f"{_TRAIN}.train_bpe",
+    f"{_TRAIN}.train_trace",
+    f"{_TRAIN}._rounds",
+    f"{_TRAIN}.pick_pair",
+)
+
 #: exercise (the name its check gives it) -> the package functions that compute it
 ANSWERS: dict[str, tuple[str, ...]] = {
     # 01 compression
@@ -89,20 +106,7 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         f"{_ENCODERS}.heap_merge_ids",
     ),
     "decode_bytelevel": (f"{_TOKENIZER}.decode", f"{_TOKENIZER}.decode_bytes"),
-    "train_bytelevel": (
-        "bpe_lab.bytelevel.train.train_bytelevel",
-        "bpe_lab.bytelevel.train.count_pretokens",
-        "bpe_lab.bytelevel.train._count_chunk",
-        "bpe_lab.bytelevel.train.build_vocab",
-        "bpe_lab.bytelevel.merge_learner.learn_bytelevel_merges",
-        "bpe_lab.core.train_fast.learn_merges",
-        "bpe_lab.core.train_fast.train_fast",
-        "bpe_lab.core.train_fast._Trainer.merge",
-        f"{_TRAIN}.train_bpe",
-        f"{_TRAIN}.train_trace",
-        f"{_TRAIN}._rounds",
-        f"{_TRAIN}.pick_pair",
-    ),
+    "train_bytelevel": _TRAIN_BYTELEVEL,
     # 06 variants
     "longest_match": (f"{_ENCODE}.longest_match", "bpe_lab.variants.wordpiece.WordPiece.encode"),
     "viterbi": (
@@ -175,18 +179,7 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     ),
     "train_with_pattern": (
         "bpe_lab.grading.check.capstone.trained",
-        "bpe_lab.bytelevel.train.train_bytelevel",
-        "bpe_lab.bytelevel.train.count_pretokens",
-        "bpe_lab.bytelevel.train._count_chunk",
-        "bpe_lab.bytelevel.train.build_vocab",
-        "bpe_lab.bytelevel.merge_learner.learn_bytelevel_merges",
-        "bpe_lab.core.train_fast.learn_merges",
-        "bpe_lab.core.train_fast.train_fast",
-        "bpe_lab.core.train_fast._Trainer.merge",
-        f"{_TRAIN}.train_bpe",
-        f"{_TRAIN}.train_trace",
-        f"{_TRAIN}._rounds",
-        f"{_TRAIN}.pick_pair",
+        *_TRAIN_BYTELEVEL,
     ),
     "my_tokenizer": (
         f"{_TOKENIZER}.encode",
