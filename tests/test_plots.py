@@ -98,12 +98,18 @@ def test_timing_curves_fit_slopes():
     assert list(fitted.get_ydata()) == pytest.approx([3e-7 * n**2 for n in sizes])
 
 
-def _shown_ticks(axis) -> list[str]:
-    """The tick labels a reader sees on ``axis`` (inside the view, not empty)."""
+def _shown(axis) -> list[tuple[float, str]]:
+    """The ticks a reader sees labelled on ``axis`` (inside the view, not
+    empty): each one's position and its label."""
     low, high = sorted(axis.get_view_interval())
     locs = [*axis.get_majorticklocs(), *axis.get_minorticklocs()]
     labels = [*axis.get_ticklabels(), *axis.get_ticklabels(minor=True)]
-    return [label.get_text() for loc, label in zip(locs, labels) if label.get_text() and low <= loc <= high]
+    return [(loc, label.get_text()) for loc, label in zip(locs, labels) if label.get_text() and low <= loc <= high]
+
+
+def _shown_ticks(axis) -> list[str]:
+    """The tick labels a reader sees on ``axis``."""
+    return [text for _, text in _shown(axis)]
 
 
 def test_timing_curves_label_ticks_with_plain_numbers():
@@ -113,15 +119,13 @@ def test_timing_curves_label_ticks_with_plain_numbers():
     fig.canvas.draw()
     ax = fig.axes[0]
     assert sorted(_shown_ticks(ax.yaxis), key=float) == ["0.1", "0.2", "0.3", "0.4", "0.6"]
-    assert sorted(_shown_ticks(ax.xaxis), key=lambda t: float(t.replace(",", ""))) == [
-        "300",
-        "400",
-        "600",
-        "1,000",
-        "2,000",
-        "3,000",
-        "4,000",
-    ]
+    # Which minor ticks of the sizes (16x, more than a decade) get a label is
+    # matplotlib's choice: 3.11 labels 300 ... 4,000, 3.10 (the last for
+    # Python 3.10) only 1,000. Each label shown is the plain number at its tick.
+    shown = _shown(ax.xaxis)
+    assert "1,000" in [text for _, text in shown]
+    assert set(_shown_ticks(ax.xaxis)) <= {"300", "400", "600", "1,000", "2,000", "3,000", "4,000"}
+    assert all(float(text.replace(",", "")) == pytest.approx(loc) for loc, text in shown), shown
 
 
 @given(st.floats(min_value=1e-9, max_value=1e12))
