@@ -432,7 +432,9 @@ def test_stepper_scrolled_back_after_run_all_shows_round_0(lab_page):
     view = first.locator(".bpe-merge")
     view.wait_for()
     assert view.get_attribute("data-round") == "0"
-    assert view.locator(".bpe-counter").inner_text() == "Round 0 of 5"
+    # JupyterLab paints a cell scrolled back into view a moment later: until
+    # then its text reads empty, so wait for the counter, as a learner would.
+    sync_api.expect(view.locator(".bpe-counter")).to_have_text("Round 0 of 5", timeout=10_000)
     box = view.bounding_box()
     assert box is not None and box["height"] > 100, f"the stepper is not drawn: {box}"
     _shot(lab_page.page, "02_stepper_after_run_all.png")
