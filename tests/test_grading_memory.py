@@ -33,6 +33,7 @@ import nbformat
 import pytest
 from grading_support import DECODE, ENCODE, needs_bwrap, submission
 from jupyter_client.asynchronous.client import AsyncKernelClient
+from test_grading_harm import RESULTS  # ten result messages of 7.4 MB, sent by a cell that is not a probe
 from test_grading_relay import FRAME_FLOOD, grade_cli, points
 
 from bpe_lab.grading.run.sandbox import Cell, Limits, run_cells
@@ -97,14 +98,6 @@ def test_grading_a_killed_kernel_leaves_no_task_pending_and_logs_no_closed_socke
 #: The memory the whole grading gets: the grader, its relays, the kernels
 #: (``--memory-mb 1024`` each, two at once) and all they hold.
 CGROUP_BYTES = 3 << 30
-#: Ten result messages of 7.4 MB of [{}, {}, ...] (a gigabyte and a half, parsed), sent by a cell that is not a probe.
-RESULTS = (
-    "from IPython.display import publish_display_data\n"
-    "_big = [{}] * 1_850_000\n"
-    "for _ in range(10):\n"
-    "    publish_display_data({'application/vnd.bpe-lab.probe+json': _big})\n"
-    "del _big\n"
-)
 _SEND = (
     "_k = get_ipython().kernel\n"
     "_k.session.send(_k.iopub_socket, 'display_data', {{'data': {{}}, 'metadata': {{}}}}, "

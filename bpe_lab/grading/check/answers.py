@@ -45,6 +45,22 @@ _TRAIN_BYTELEVEL = (
     f"{_TRAIN}.pick_pair",
 )
 
+#: what encodes and decodes with a byte-level tokenizer (chapter 05's
+#: encode_bytelevel and decode_bytelevel, and the capstone's class)
+_ENCODE_BYTELEVEL = (
+    f"{_TOKENIZER}.encode",
+    f"{_TOKENIZER}.encode_ordinary",
+    f"{_TOKENIZER}.encode_iterable",
+    f"{_TOKENIZER}._encode_piece",
+    f"{_ENCODERS}.replay_merges",
+    f"{_ENCODERS}.scan_merges",
+    f"{_ENCODERS}.heap_merges",
+    f"{_ENCODERS}.byte_pair_encode",
+    f"{_ENCODERS}.scan_merge_ids",
+    f"{_ENCODERS}.heap_merge_ids",
+)
+_DECODE_BYTELEVEL = (f"{_TOKENIZER}.decode", f"{_TOKENIZER}.decode_bytes")
+
 #: exercise (the name its check gives it) -> the package functions that compute it
 ANSWERS: dict[str, tuple[str, ...]] = {
     # 01 compression
@@ -93,19 +109,8 @@ ANSWERS: dict[str, tuple[str, ...]] = {
     ),
     # 05 byte-level
     "bytes_to_unicode": ("bpe_lab.bytelevel.byte_map.bytes_to_unicode",),
-    "encode_bytelevel": (
-        f"{_TOKENIZER}.encode",
-        f"{_TOKENIZER}.encode_ordinary",
-        f"{_TOKENIZER}.encode_iterable",
-        f"{_TOKENIZER}._encode_piece",
-        f"{_ENCODERS}.replay_merges",
-        f"{_ENCODERS}.scan_merges",
-        f"{_ENCODERS}.heap_merges",
-        f"{_ENCODERS}.byte_pair_encode",
-        f"{_ENCODERS}.scan_merge_ids",
-        f"{_ENCODERS}.heap_merge_ids",
-    ),
-    "decode_bytelevel": (f"{_TOKENIZER}.decode", f"{_TOKENIZER}.decode_bytes"),
+    "encode_bytelevel": _ENCODE_BYTELEVEL,
+    "decode_bytelevel": _DECODE_BYTELEVEL,
     "train_bytelevel": _TRAIN_BYTELEVEL,
     # 06 variants
     "longest_match": (f"{_ENCODE}.longest_match", "bpe_lab.variants.wordpiece.WordPiece.encode"),
@@ -182,18 +187,8 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         *_TRAIN_BYTELEVEL,
     ),
     "my_tokenizer": (
-        f"{_TOKENIZER}.encode",
-        f"{_TOKENIZER}.encode_ordinary",
-        f"{_TOKENIZER}.encode_iterable",
-        f"{_TOKENIZER}._encode_piece",
-        f"{_TOKENIZER}.decode",
-        f"{_TOKENIZER}.decode_bytes",
-        f"{_ENCODERS}.replay_merges",
-        f"{_ENCODERS}.scan_merges",
-        f"{_ENCODERS}.heap_merges",
-        f"{_ENCODERS}.byte_pair_encode",
-        f"{_ENCODERS}.scan_merge_ids",
-        f"{_ENCODERS}.heap_merge_ids",
+        *_ENCODE_BYTELEVEL,
+        *_DECODE_BYTELEVEL,
         f"{_TOKENIZER}.save",
         f"{_TOKENIZER}.load",
         f"{_TOKENIZER}.from_files",
