@@ -26,6 +26,7 @@ TINY = Sizes(
     small_bytes=20_000,
     small_vocab=300,
     encode_bytes=20_000,
+    pretokenize_bytes=20_000,
     encode_repeat=1,
     growth_bytes=(100_000, 200_000),
 )

@@ -1,7 +1,7 @@
 """Pre-tokenizing benchmarks: one row per pattern of ``core.patterns.PATTERNS``,
 and GPT-2's fast pre-tokenizer against its own pattern.
 
-Each pattern cuts the first ``Sizes.encode_bytes`` of the corpus with the
+Each pattern cuts the first ``Sizes.pretokenize_bytes`` of the corpus with the
 ``regex`` module (``findall`` of the compiled pattern, what tiktoken's
 ``pat_str`` means), so the rows compare the patterns on the same text: how
 fast each is and how many pieces it makes. The last row is
@@ -35,7 +35,7 @@ _FAST = "gpt2_pretokenize"
 
 def bench_pretokenizers(path: Path, sizes: Sizes) -> list[Row]:
     """A row per pattern, then the fast GPT-2 pre-tokenizer's row."""
-    documents = read_head(path, sizes.encode_bytes).split(ENDOFTEXT)
+    documents = read_head(path, sizes.pretokenize_bytes).split(ENDOFTEXT)
     megabytes = sum(len(document.encode()) for document in documents) / 1e6
 
     def with_regex(pattern: str, keep: bool) -> Callable[[], Any]:

@@ -25,7 +25,8 @@ class Sizes:
     vocab_size: int = 10_000
     small_bytes: int = 130_000
     small_vocab: int = 500
-    encode_bytes: int = 5_000_000
+    encode_bytes: int | None = None  # None: the whole corpus, as encode_file's rows encode it
+    pretokenize_bytes: int = 5_000_000
     repeat: int = 2  # best of: the training runs (a fresh process each) take turns this many times
     encode_repeat: int = 3  # best of: encoding and pre-tokenizing, ours and theirs taking turns
     workers: int = 2  # encode_file's processes, tiktoken's threads
@@ -40,6 +41,7 @@ class Sizes:
             textbook_merges=20,
             vocab_size=1_000,
             encode_bytes=200_000,
+            pretokenize_bytes=200_000,
             repeat=1,
             encode_repeat=2,
             growth_bytes=(250_000, 500_000, 1_000_000),
