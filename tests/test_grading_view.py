@@ -21,7 +21,7 @@ from grading_support import SOLUTIONS, SOLVED, exercise_with, grade_notebooks
 
 from bpe_lab import count_pairs, merge_symbols
 from bpe_lab.grading.authoring.tasks import load_tasks
-from bpe_lab.grading.check import han_cuts
+from bpe_lab.grading.check import traced_corpus
 from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.run.kernel_package import notebook_roots, view
@@ -131,14 +131,14 @@ def test_the_kernels_check_decides_nothing_and_keeps_the_helpers(tmp_path):
         "hidden = check.HiddenCases(points=3)\n"
         "hidden.expect(lambda: 1, 1)\n"
         "print(hidden.score(), issubclass(check.CheckFailed, AssertionError))\n"
-        "print(check.han_cuts(lambda t: [t[:2], t[2:]], '今天天气'))\n"
+        "print(check.traced_corpus(2).plain())\n"
         "try:\n    check.find_first_mistake({'a': 1}, [])\n"
         "except BaseException as err:\n    print(type(err).__name__, err.path)\n",
     )
     assert out.splitlines() == [
         "None None",
         "0.0 True",
-        str(han_cuts(lambda t: [t[:2], t[2:]], "今天天气")),  # the helper is the package's own
+        str(traced_corpus(2).plain()),  # the helper is the package's own
         "Delegated bpe_lab.grading.check.training.find_first_mistake",
     ]
 

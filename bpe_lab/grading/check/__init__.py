@@ -79,7 +79,6 @@ from bpe_lab.grading.check.variants import (
     check_longest_match,
     check_sp_decode,
     check_viterbi,
-    han_cuts,
     han_words_learned,
 )
 from bpe_lab.grading.check.wild import check_never_emitted, check_pretokenize_digits, check_pretokenize_zh
@@ -115,7 +114,6 @@ __all__ = [
     "check_longest_match",
     "check_viterbi",
     "check_sp_decode",
-    "han_cuts",
     "han_words_learned",
     "check_pretokenize_digits",
     "check_pretokenize_zh",

@@ -27,7 +27,7 @@ a copy of the package in which
 
 The roots (``notebook_roots``) are what the solution's locked and demo
 cells name from ``bpe_lab`` (``from bpe_lab import train_bpe``,
-``bpe_lab.X``, ``check.han_cuts``), what its test cells' metadata
+``bpe_lab.X``, ``check.text_file``), what its test cells' metadata
 ``allow``, and ``HELPERS``, which generated cases call. The granularity is
 the top-level def and the class: a kept class keeps all its methods
 (but a stopped method, such as ``_Trainer.merge``, has no body).
@@ -72,7 +72,6 @@ raise ImportError({message!r})
 #: the visible checks' calls (``visible``: chapter 04's traced words are built in the kernel).
 HELPERS: tuple[Name, ...] = (
     ("bpe_lab.grading.check", "text_file"),
-    ("bpe_lab.grading.check", "han_cuts"),
     ("bpe_lab.grading.check", "TracedWords"),
     ("bpe_lab.grading.check", "traced_corpus"),
 )
