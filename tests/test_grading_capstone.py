@@ -25,8 +25,9 @@ from bpe_lab.grading.cases.generated import generated, usable
 from bpe_lab.grading.check.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check.capstone import EOT, LANGUAGES, split_five_languages, trained
 from bpe_lab.grading.check.guard import resolve
+from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.run import jail
-from bpe_lab.grading.run.visible import record
+from bpe_lab.grading.run.visible import record, verdict
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -89,6 +90,31 @@ def test_gpt2_model_is_gpt2_tokenizers_vocabulary_and_merges_without_the_class_a
         vocab, merges = gpt2_model()
     assert reached == []
     assert vocab == gpt2.vocab and merges == gpt2.merges and vocab[50256] == EOT.encode()
+
+
+def _as_kernel(value) -> dict:
+    out: list[str] = []
+    write_plain(value, out, [0])
+    return {"repr": "".join(out), "reached": []}
+
+
+def test_the_grader_judges_what_the_kernel_sent_back_for_the_class():
+    """The class check replayed on a kernel's values: the solution's pass,
+    a text left out (a results helper changed in the kernel) or an error
+    fails, named by the tokenizer, never the expected ids."""
+    visible = record(SOLUTION, load_tasks(SOLUTION))["10_capstone_my_tokenizer"]
+    sent = [_as_kernel(c.value) for c in visible.calls]
+    assert verdict(visible, sent) == ""
+    encoded, decoded, back = visible.calls[1].value
+    case = "the self-check check.check_my_tokenizer failed on case 2: MyTokenizer(cl100k, 354 ids vocab, merges, "
+    case += "['<|endoftext|>'], cl100k)"
+    sent[1] = _as_kernel((encoded[:-1], decoded, back))
+    assert verdict(visible, sent) == (
+        f"{case} returned a wrong value: 11 texts, but not one result per case came back from my_tokenizer_results "
+        "(was check changed?) (run it in your notebook to see why)"
+    )
+    sent[1] = {"error": "NotImplementedError", "reached": []}
+    assert verdict(visible, sent).startswith(f"{case} raised NotImplementedError: MyTokenizer is not written yet")
 
 
 def test_the_answers_are_forbidden_and_resolve():

@@ -420,7 +420,7 @@ def check_my_tokenizer(fn: Callable[..., Any]) -> None:
         saved = "".join(_texts(generator, specials)[:5]) + _PATTERN_SHOWS
         ids = [reference.encode(text) for text in texts]
         cut = [these[:-1] + [0xE4] for these in ids]
-        got = call(
+        gave = call(
             results(my_tokenizer_results, fn, where),
             "MyTokenizer",
             _spec(name, reference, pattern),
@@ -429,12 +429,13 @@ def check_my_tokenizer(fn: Callable[..., Any]) -> None:
             saved,
             exercise="my_tokenizer",
         )
-        if not _one_per_case(got, len(texts)):
+        if not _one_per_case(gave, len(texts)):
             fail(
                 where,
-                f"one answer per case expected ({len(texts)} encoded, {2 * len(texts)} decoded), got {short(got, 80)}",
+                f"{len(texts)} texts, but not one result per case came back from my_tokenizer_results "
+                "(was check changed?)",
             )
-        encoded, decoded, back = got
+        encoded, decoded, back = gave
         for text, these, got in zip(texts, ids, encoded):
             if got != these:
                 fail(

@@ -139,7 +139,8 @@ def check_build_pipeline(fn: Callable[[Tokenizer], Any]) -> None:
         pipeline = results(pipeline_results, fn, f"build_pipeline({tokenizer!r})")
         found = call(pipeline, "build_pipeline", tokenizer, texts)
         if not isinstance(found, list) or len(found) != len(texts):  # one list of ids per text, none left out
-            fail(f"build_pipeline({tokenizer!r})", f"{len(texts)} lists of ids expected, got {short(found, 80)}")
+            said = f"{len(texts)} texts, but not one list of ids per text came back from pipeline_results"
+            fail(f"build_pipeline({tokenizer!r})", f"{said} (was check changed?)")
         for text, got in zip(texts, found):
             expected = tokenizer.encode(text)
             if got != expected:
