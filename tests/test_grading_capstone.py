@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import regex
-from grading_support import grade_solution_exercise_and
+from grading_support import exercise_with, grade_notebooks, grade_solution_exercise_and
 from tokenizer_support import tiktoken_twin
 
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
@@ -25,8 +25,9 @@ from bpe_lab.grading.cases.generated import generated, usable
 from bpe_lab.grading.check.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check.capstone import EOT, LANGUAGES, split_five_languages, trained
 from bpe_lab.grading.check.guard import resolve
+from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.run import jail
-from bpe_lab.grading.run.visible import record
+from bpe_lab.grading.run.visible import record, verdict
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -61,15 +62,59 @@ def test_the_tasks_and_their_points():
         assert set(task.forbid) == set(forbidden(*CHAPTERS["capstone"])), task.grade_id
 
 
-def test_the_solution_passes_its_checks_and_the_class_checks_run_in_the_kernel():
+def test_the_solution_passes_its_checks_and_the_grader_judges_every_case():
     """``record`` runs each self-check on the solution in this process (a
-    failure raises). The grader judges the function tasks' calls itself;
-    the class's first case is GPT-2's vocabulary, too large to send, so a
-    grading kernel runs that check for real (``visible``)."""
+    failure raises). The grader judges every call itself, the class's too:
+    one ``check.my_tokenizer_results`` call per tokenizer, GPT-2's named
+    ``"gpt2"`` (its vocabulary is built in the kernel, never sent), so no
+    check runs for real in a grading kernel (``visible``)."""
     visible = record(SOLUTION, load_tasks(SOLUTION))
     sent = {gid.removeprefix("10_capstone_"): len(v.sources()) for gid, v in visible.items()}
-    assert sent["split_specials"] == 11 and sent["train"] == 9, sent
-    assert sent["my_tokenizer"] == 0 and visible["10_capstone_my_tokenizer"].partial, sent
+    assert sent == {"split_specials": 11, "train": 9, "my_tokenizer": 4}, sent
+    assert not any(v.partial for v in visible.values())
+    sources = visible["10_capstone_my_tokenizer"].sources()
+    assert all(s.startswith("check.my_tokenizer_results(MyTokenizer, *(") for s in sources)
+    assert sources[0].startswith("check.my_tokenizer_results(MyTokenizer, *('gpt2', ['Hello world<|endoftext|>")
+    assert max(len(s) for s in sources) < 20_000  # GPT-2's 50,257 tokens are not sent
+
+
+def test_gpt2_model_is_gpt2_tokenizers_vocabulary_and_merges_without_the_class_answers():
+    """What ``my_tokenizer_results`` builds for ``"gpt2"`` in a kernel whose
+    class answers are trapped (``scan_merges`` among them): GPT-2's own."""
+    from bpe_lab.grading.check.capstone import gpt2_model
+    from bpe_lab.grading.check.guard import guard
+
+    gpt2 = gpt2_tokenizer()
+    gpt2_model.cache_clear()
+    with guard(forbidden(*CHAPTERS["capstone"])) as reached:
+        vocab, merges = gpt2_model()
+    assert reached == []
+    assert vocab == gpt2.vocab and merges == gpt2.merges and vocab[50256] == EOT.encode()
+
+
+def _as_kernel(value) -> dict:
+    out: list[str] = []
+    write_plain(value, out, [0])
+    return {"repr": "".join(out), "reached": []}
+
+
+def test_the_grader_judges_what_the_kernel_sent_back_for_the_class():
+    """The class check replayed on a kernel's values: the solution's pass,
+    a text left out (a results helper changed in the kernel) or an error
+    fails, named by the tokenizer, never the expected ids."""
+    visible = record(SOLUTION, load_tasks(SOLUTION))["10_capstone_my_tokenizer"]
+    sent = [_as_kernel(c.value) for c in visible.calls]
+    assert verdict(visible, sent) == ""
+    encoded, decoded, back = visible.calls[1].value
+    case = "the self-check check.check_my_tokenizer failed on case 2: MyTokenizer(cl100k, 354 ids vocab, merges, "
+    case += "['<|endoftext|>'], cl100k)"
+    sent[1] = _as_kernel((encoded[:-1], decoded, back))
+    assert verdict(visible, sent) == (
+        f"{case} returned a wrong value: 11 texts, but not one result per case came back from my_tokenizer_results "
+        "(was check changed?) (run it in your notebook to see why)"
+    )
+    sent[1] = {"error": "NotImplementedError", "reached": []}
+    assert verdict(visible, sent).startswith(f"{case} raised NotImplementedError: MyTokenizer is not written yet")
 
 
 def test_the_answers_are_forbidden_and_resolve():
@@ -344,3 +389,64 @@ def test_a_delegating_submission_scores_zero_and_names_what_it_called(reports):
         assert tasks[gid].points == 0, tasks[gid]
         assert path in tasks[gid].message, tasks[gid].message
     assert reports["delegating"].sandbox == "" or jail.bwrap() is None
+
+
+# ------------------------------------------------------------------ the visible check, decided in the grader
+
+#: Issue 18: every self-check a no-op in the kernel, the checks' failure made silent and the hidden cell's
+#: score forged: whatever the kernel does to ``check``, the grader judges the visible cases' values itself
+NO_OP_CHECKS = """from bpe_lab.grading import check
+from bpe_lab.grading.check import runner
+for name in dir(check):
+    if name.startswith("check_"):
+        setattr(check, name, lambda *args, **kwargs: None)
+runner.fail = lambda *args, **kwargs: None
+check.HiddenCases.score = lambda self: float(self.points)
+"""
+
+#: Right on every hidden case (their vocabularies have a few hundred ids at most), wrong with GPT-2's:
+#: the visible check's first case
+_RIGHT = "        return ids\n\n    def _merge"
+SOLVED_CLASS = next(
+    c.source for c in SOLUTION.cells if c.metadata.get("nbgrader", {}).get("solution") and _RIGHT in c.source
+)
+WRONG_ON_GPT2 = SOLVED_CLASS.replace(_RIGHT, _RIGHT.replace("ids\n", "ids if len(self.vocab) < 5000 else ids[::-1]\n"))
+
+
+def _wrong_on_gpt2() -> type:
+    namespace = {**SOLVED}
+    exec(WRONG_ON_GPT2, namespace)  # noqa: S102 - the test's own submission
+    return namespace["MyTokenizer"]
+
+
+@pytest.fixture(scope="module")
+def gate(tmp_path_factory):
+    nb = exercise_with("10_capstone", {"10_capstone_my_tokenizer": WRONG_ON_GPT2})
+    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
+    (report,) = grade_notebooks(tmp_path_factory.mktemp("gate"), {"10_capstone": nb}).values()
+    return {t.grade_id: t for t in report.tasks}
+
+
+def test_a_class_wrong_on_the_visible_case_scores_zero_though_the_kernel_made_the_check_a_no_op(gate):
+    """Before issue 18's fix the class check ran for real in the kernel,
+    where a no-op replaced it: full marks. Now the grader judges what
+    ``check.my_tokenizer_results`` sent back. The class passes every
+    hidden case and fails the check at home: the 0 is the visible case's
+    doing."""
+    assert SOLVED_CLASS.count(_RIGHT) == 1
+    task = next(t for t in load_tasks(SOLUTION) if t.grade_id == "10_capstone_my_tokenizer")
+    namespace = {**SOLVED, "check": check, "MyTokenizer": _wrong_on_gpt2()}
+    for case in (*task.cases, *generated(task, "alice", nonce="1"), *generated(task, "bob", nonce="2")):
+        assert eval(case.call, namespace) == case.expected, case.call[:200]  # noqa: S307 - our own calls
+    with pytest.raises(check.CheckFailed, match=r"^MyTokenizer\(GPT-2 vocab, .*\.encode\('Hello world"):
+        check.check_my_tokenizer(_wrong_on_gpt2())
+    result = gate["10_capstone_my_tokenizer"]
+    assert result.points == 0, result
+    assert result.message == (
+        "the self-check check.check_my_tokenizer failed on case 1: MyTokenizer(GPT-2 vocab, merges, "
+        "['<|endoftext|>'], gpt2).encode('Hello world<|endoftext|>The start') returned a wrong value: cut with "
+        "the pattern, then inside each piece join the pair of lowest rank first, again and again "
+        "(run it in your notebook to see why)"
+    ), result.message  # the hidden cases all right: no summary of them follows
+    assert "15496" not in result.message  # the input, never the expected ids
+    assert gate["10_capstone_split_specials"].points == 2 and gate["10_capstone_train"].points == 4

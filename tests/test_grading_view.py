@@ -21,7 +21,7 @@ from grading_support import SOLUTIONS, SOLVED, exercise_with, grade_notebooks
 
 from bpe_lab import count_pairs, merge_symbols
 from bpe_lab.grading.authoring.tasks import load_tasks
-from bpe_lab.grading.check import han_cuts
+from bpe_lab.grading.check import traced_corpus
 from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.run.kernel_package import notebook_roots, view
@@ -131,14 +131,14 @@ def test_the_kernels_check_decides_nothing_and_keeps_the_helpers(tmp_path):
         "hidden = check.HiddenCases(points=3)\n"
         "hidden.expect(lambda: 1, 1)\n"
         "print(hidden.score(), issubclass(check.CheckFailed, AssertionError))\n"
-        "print(check.han_cuts(lambda t: [t[:2], t[2:]], '今天天气'))\n"
+        "print(check.traced_corpus(2).plain())\n"
         "try:\n    check.find_first_mistake({'a': 1}, [])\n"
         "except BaseException as err:\n    print(type(err).__name__, err.path)\n",
     )
     assert out.splitlines() == [
         "None None",
         "0.0 True",
-        str(han_cuts(lambda t: [t[:2], t[2:]], "今天天气")),  # the helper is the package's own
+        str(traced_corpus(2).plain()),  # the helper is the package's own
         "Delegated bpe_lab.grading.check.training.find_first_mistake",
     ]
 
@@ -154,6 +154,30 @@ def test_a_check_whose_cases_cannot_be_sent_runs_for_real_in_the_first_run(tmp_p
         real=("check_merge_indexed",),
     )
     assert out.split() == ["None", "CheckFailed"]
+
+
+def test_the_results_helpers_run_in_the_view_with_the_tasks_answers_trapped(tmp_path):
+    """What the grader sends for 10's class check: the helper builds GPT-2's
+    vocabulary in the kernel (50,257 ids, 50,000 merges) without reaching
+    an answer of the class, and sends back what the class gave."""
+    _, task = _task("10_capstone_my_tokenizer")
+    out = _in_view(
+        tmp_path,
+        "10_capstone",
+        "from bpe_lab.grading import check\n"
+        "from bpe_lab.grading.check.guard import guard\n"
+        "class C:\n"
+        "    def __init__(self, vocab, merges, specials, pattern):\n"
+        "        self.sizes = [len(vocab), len(merges), len(specials)]\n"
+        "    def encode(self, text):\n        return self.sizes\n"
+        "    def decode(self, ids):\n        return str(ids)\n"
+        "    def save(self, path):\n        open(path, 'w').write('x')\n"
+        "    @classmethod\n    def load(cls, path):\n        return cls({}, [], [], '')\n"
+        f"with guard({list(task.forbid)!r}) as reached:\n"
+        "    print(check.my_tokenizer_results(C, 'gpt2', ['a'], [[1]], 'b'))\n"
+        "print(reached)\n",
+    )
+    assert out.splitlines() == ["([[50257, 50000, 1]], ['[1]'], [0, 0, 0])", "[]"]
 
 
 def test_a_stopped_answer_says_it_is_the_tasks_own(tmp_path):
@@ -413,8 +437,13 @@ def test_a_check_is_judged_up_to_its_first_input_that_is_not_plain_data():
     assert all(s.startswith("(lambda a: (merge_indexed(*a), [x.state()") for s in merge.sources())
     assert len(train.sources()) == len(train.calls) and "check.traced_corpus(400), 40" in train.sources()[-1]
     assert literal((TracedWords([(("a",), 1)]),)) == "(check.TracedWords([(('a',), 1)]),)"
-    production = NOTEBOOKS["09_production"]  # a Tokenizer is sent only where the solution's value is plain data
-    assert record(production, load_tasks(production))["09_production_build_pipeline"].sources() == ()
+    production = NOTEBOOKS["09_production"]  # a pipeline is not plain data: its check's results helper sends ids
+    pipeline = record(production, load_tasks(production))["09_production_build_pipeline"]
+    assert len(pipeline.sources()) == 3 and not pipeline.partial
+    assert all(
+        s.startswith("check.pipeline_results(build_pipeline, *(__import__('bpe_lab').Tokenizer({0: b'\\x00'")
+        for s in pipeline.sources()
+    )
     assert literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})" and literal((object(),)) is None
     sent = literal(([Counter({"a": 2}), Counter()],))
     assert sent is not None and eval(sent) == ([Counter({"a": 2}), Counter()],)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import grade_solution_exercise_and
+from grading_support import exercise_with, grade_notebooks, grade_solution_exercise_and
 
 from bpe_lab.grading import check
 from bpe_lab.grading.authoring.tasks import load_tasks
@@ -232,3 +232,74 @@ def test_a_delegating_submission_scores_zero_and_names_the_function(reports):
         assert tasks[gid].points == 0, tasks[gid]
         assert path in tasks[gid].message, tasks[gid].message
     assert tasks["09_production_pair_processor"].points == 2, tasks["09_production_pair_processor"]
+
+
+# ------------------------------------------------------------------ the visible checks, decided in the grader
+
+#: Issue 18: every self-check a no-op in the kernel, the checks' failure made silent and the hidden cell's
+#: score forged: whatever the kernel does to ``check``, the grader judges the visible cases' values itself
+NO_OP_CHECKS = """from bpe_lab.grading import check
+from bpe_lab.grading.check import runner
+for name in dir(check):
+    if name.startswith("check_"):
+        setattr(check, name, lambda *args, **kwargs: None)
+runner.fail = lambda *args, **kwargs: None
+check.HiddenCases.score = lambda self: float(self.points)
+"""
+
+
+def _answer(task: str) -> str:
+    return next(c.source for c in SOLUTION.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"{task}_answer")
+
+
+#: Wrong (a space put before the text) only for a vocabulary of more than 290 ids: the visible check's
+#: (300 to 400 ids), never a hidden case's (at most 268)
+_NO_PREFIX = "pre_tokenizers.ByteLevel(add_prefix_space=False)"
+WRONG_PIPELINE = _answer("09_production_build_pipeline").replace(
+    _NO_PREFIX, "pre_tokenizers.ByteLevel(add_prefix_space=len(tokenizer.vocab) > 290)"
+)
+#: Wrong (sep after a single sequence) only where the words hold "same": the visible check's fourth case
+_SINGLE = 'single=f"{bos} $A",'
+WRONG_PROCESSOR = _answer("09_production_pair_processor").replace(
+    _SINGLE, 'single=f"{bos} $A" + (f" {sep}" if tokenizer.token_to_id("same") is not None else ""),'
+)
+
+
+@pytest.fixture(scope="module")
+def gate(tmp_path_factory):
+    answers = {"09_production_build_pipeline": WRONG_PIPELINE, "09_production_pair_processor": WRONG_PROCESSOR}
+    nb = exercise_with("09_production", answers)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
+    (report,) = grade_notebooks(tmp_path_factory.mktemp("gate"), {"09_production": nb}).values()
+    return {t.grade_id: t for t in report.tasks}
+
+
+def test_answers_wrong_on_visible_cases_score_zero_though_the_kernel_made_the_checks_no_ops(gate):
+    """Before issue 18's fix these checks ran for real in the kernel, where
+    a no-op replaced them: full marks. Now the grader judges what
+    ``check.pipeline_results`` and ``check.pair_results`` sent back. The
+    answers pass every hidden case and fail the checks at home: the 0 is
+    the visible cases' doing."""
+    assert _NO_PREFIX in _answer("09_production_build_pipeline") and _SINGLE in _answer("09_production_pair_processor")
+    namespace: dict[str, object] = {**SOLVED, "check": check}
+    exec(WRONG_PIPELINE + "\n" + WRONG_PROCESSOR, namespace)  # noqa: S102 - the test's own submission
+    for task in load_tasks(SOLUTION):
+        for case in (*task.cases, *generated(task, "alice", nonce="1"), *generated(task, "bob", nonce="2")):
+            assert eval(case.call, namespace) == case.expected, case.call  # noqa: S307 - our own calls
+    with pytest.raises(check.CheckFailed, match="add_prefix_space"):
+        check.check_build_pipeline(namespace["build_pipeline"])
+    with pytest.raises(check.CheckFailed, match=r"^pair_processor\(tokenizer of \['<s>', '</s>'\].* on 'same same'"):
+        check.check_pair_processor(namespace["pair_processor"])
+    pipeline, processor = gate["09_production_build_pipeline"], gate["09_production_pair_processor"]
+    assert pipeline.points == 0 and processor.points == 0, gate
+    assert pipeline.message == (
+        "the self-check check.check_build_pipeline failed on case 1: build_pipeline(Tokenizer(400 ids, 143 merges, "
+        "special_tokens=['<|endoftext|>'])).encode('low lower lowest').ids returned a wrong value: more ids than "
+        "bpe_lab from the first one on: is a space added before the text (add_prefix_space)? "
+        "(run it in your notebook to see why)"
+    ), pipeline.message  # the hidden cases all right: no summary of them follows
+    assert processor.message == (
+        "the self-check check.check_pair_processor failed on case 4: pair_processor(tokenizer of ['<s>', '</s>'], "
+        "'<s>', '</s>') on 'same same', 'same' returned a wrong value: the single template is wrong: it is bos $A, "
+        "without sep (run it in your notebook to see why)"
+    ), processor.message

@@ -57,7 +57,7 @@ def seed_for(student: str, grade_id: str, salt: str = "", nonce: str = "") -> in
 
 def _arities(call: str, name: str) -> set[int]:
     """How many arguments ``call`` passes to ``name`` (each call of it; none
-    where it only hands ``name`` on, as to ``check.han_cuts``)."""
+    where it only hands ``name`` on, as to a helper: ``check.f(name, ...)``)."""
     tree = parse(call, mode="eval")
     return {len(n.args) for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == name}
 

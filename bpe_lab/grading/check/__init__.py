@@ -44,6 +44,7 @@ from bpe_lab.grading.check.capstone import (
     check_my_tokenizer,
     check_split_specials,
     check_train_with_pattern,
+    my_tokenizer_results,
     reloaded,
     split_five_languages,
 )
@@ -58,7 +59,14 @@ from bpe_lab.grading.check.compression import check_compress, check_decompress, 
 from bpe_lab.grading.check.encoding import check_decode, check_encode_word
 from bpe_lab.grading.check.hidden import HiddenCases
 from bpe_lab.grading.check.instruments import TracedWords, traced_corpus, work_growth
-from bpe_lab.grading.check.production import check_build_pipeline, check_pair_processor, templated, word_tokenizer
+from bpe_lab.grading.check.production import (
+    check_build_pipeline,
+    check_pair_processor,
+    pair_results,
+    pipeline_results,
+    templated,
+    word_tokenizer,
+)
 from bpe_lab.grading.check.runner import CheckFailed
 from bpe_lab.grading.check.scale import (
     MeteredText,
@@ -79,7 +87,6 @@ from bpe_lab.grading.check.variants import (
     check_longest_match,
     check_sp_decode,
     check_viterbi,
-    han_cuts,
     han_words_learned,
 )
 from bpe_lab.grading.check.wild import check_never_emitted, check_pretokenize_digits, check_pretokenize_zh
@@ -115,7 +122,6 @@ __all__ = [
     "check_longest_match",
     "check_viterbi",
     "check_sp_decode",
-    "han_cuts",
     "han_words_learned",
     "check_pretokenize_digits",
     "check_pretokenize_zh",
@@ -126,12 +132,15 @@ __all__ = [
     "check_encode_stream",
     "MeteredText",
     "check_build_pipeline",
+    "pipeline_results",
     "check_pair_processor",
+    "pair_results",
     "word_tokenizer",
     "templated",
     "check_split_specials",
     "check_train_with_pattern",
     "split_five_languages",
     "check_my_tokenizer",
+    "my_tokenizer_results",
     "reloaded",
 ]

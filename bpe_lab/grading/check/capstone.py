@@ -24,14 +24,17 @@ that tell the usual mistakes apart:
   saved last, or that reads anything but the one file, fails). One task: a
   class is one answer cell, and each answer cell is one task's.
 
-Why the class's check hands GPT-2's tokenizer over first: the grader
-replays a self-check on the values a grading kernel sends back
-(``visible``), and an instance of the learner's class is not a value it
-can send. GPT-2's vocabulary is too large to send as arguments, so the
-grader judges none of this check's calls itself; a grading kernel runs it
-for real (as chapter 07's, which take a ``Tokenizer``): its failure costs
-the task, and the hidden cases decide the score.
-``tests/test_grading_capstone.py`` checks that it stays so.
+Why the class's check goes through ``my_tokenizer_results``: an instance
+of the learner's class is not a value a grading kernel can send back, and
+GPT-2's vocabulary is too large to send as an argument. So the helper
+takes the class and a short spec of the tokenizer (``"gpt2"``, or the
+small one's vocabulary, merges, special tokens and pattern), builds the
+instance itself (GPT-2's from the package's shipped ranks,
+``gpt2_model``), and returns only what its ``encode``, ``decode`` and a
+``reloaded`` gave: plain data. The check judges that data, at home and,
+on what a grading kernel's run of the same helper sent back, in the
+grader (``visible``): a failing case costs the task there, decided in the
+grader. ``tests/test_grading_capstone.py`` checks that it stays so.
 
 ``bpe_lab.bytelevel`` is imported inside the functions, as in ``bytelevel``.
 
@@ -51,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 from bpe_lab.core.corpora import DATA_DIR
 from bpe_lab.core.patterns import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 from bpe_lab.core.pretokenize import GPT2_PATTERN, split_special
-from bpe_lab.grading.check.runner import call, compare, fail, passed, rng, run_cases, short
+from bpe_lab.grading.check.runner import call, compare, fail, passed, results, rng, run_cases, short
 
 if TYPE_CHECKING:
     from bpe_lab.bytelevel.tokenizer import Tokenizer
@@ -66,6 +69,8 @@ __all__ = [
     "split_five_languages",
     "training_text",
     "check_train_with_pattern",
+    "gpt2_model",
+    "my_tokenizer_results",
     "check_my_tokenizer",
     "reloaded",
 ]
@@ -314,11 +319,89 @@ def _encode_hint(reference: Tokenizer, text: str, got: Any) -> str:
 _PATTERN_SHOWS = "Fin.\n今天。\n"
 
 
-def _tried(fn: Callable[..., Any], exercise: str, reference: Tokenizer, pattern: str) -> Any:
-    """An instance of the learner's class with ``reference``'s vocabulary,
-    merges and special tokens (copied: it may keep them), and ``pattern``."""
-    vocab, merges, specials = dict(reference.vocab), list(reference.merges), list(reference.special_tokens)
-    return call(fn, "MyTokenizer", vocab, merges, specials, pattern, exercise=exercise)
+@functools.lru_cache(maxsize=1)
+def gpt2_model() -> tuple[Vocab, Merges]:
+    """GPT-2's vocabulary (``<|endoftext|>`` as id 50256) and merges, from
+    the package's shipped ranks (``bytelevel.gpt2``), made once per process.
+
+    Why not ``gpt2_tokenizer``: in a grading kernel ``my_tokenizer_results``
+    runs with the class's answers trapped, and ``merges_from_ranks`` goes
+    through one of them (``scan_merges``); so the same recovery is done here
+    with the step it wraps (``scan_replay``): each token longer than a byte,
+    in rank order, replayed with the merges found so far, leaves the two
+    tokens it was merged from.
+    """
+    from bpe_lab.bytelevel.encoders import scan_replay
+    from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, load_tiktoken_ranks
+
+    ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
+    pair_ranks: dict[tuple[bytes, bytes], int] = {}
+    merges: Merges = []
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) == 1:
+            continue
+        parts = scan_replay([bytes([b]) for b in token], pair_ranks)
+        if len(parts) != 2:
+            raise ValueError(f"{GPT2_RANKS_PATH}: token {token!r} (rank {rank}) is not one merge: {parts!r}")
+        pair_ranks[(parts[0], parts[1])] = len(merges)
+        merges.append((parts[0], parts[1]))
+    vocab = {rank: token for token, rank in ranks.items()}
+    vocab[len(vocab)] = EOT.encode("utf-8")
+    return vocab, merges
+
+
+#: What ``my_tokenizer_results`` returns: the ids of each text, the text of
+#: each list of ids, and the ids of the reloaded tokenizer.
+Results = tuple[list[Any], list[Any], Any]
+
+
+def my_tokenizer_results(
+    cls: Callable[..., Any], spec: Any, texts: list[str], ids: list[list[int]], saved: str
+) -> Results:
+    """An instance of the learner's class ``cls`` made from ``spec``
+    (``"gpt2"``: GPT-2's own, ``gpt2_model``, its special token and
+    pattern; else ``(vocab, merges, special_tokens, pattern)``, copied: it
+    may keep them), and what it gives, as plain data: ``encode`` of each of
+    ``texts``, ``decode`` of each of ``ids``, and ``reloaded(it, saved)``."""
+    if spec == "gpt2":
+        vocab, merges = gpt2_model()
+        made = (dict(vocab), list(merges), [EOT], GPT2_PATTERN)
+    elif isinstance(spec, tuple) and len(spec) == 4:
+        made = (dict(spec[0]), list(spec[1]), list(spec[2]), spec[3])
+    else:
+        raise ValueError(
+            f"a tokenizer's spec is 'gpt2' or (vocab, merges, special_tokens, pattern), got {short(spec, 80)}"
+        )
+    mine = cls(*made)
+    encoded = [_method(mine, "encode")(text) for text in texts]
+    decoded = [_method(mine, "decode")(these) for these in ids]
+    return encoded, decoded, reloaded(mine, saved)
+
+
+def _method(mine: Any, name: str) -> Callable[..., Any]:
+    """``mine``'s method ``name``; NotImplementedError naming it when it has none."""
+    found: Callable[..., Any] | None = getattr(mine, name, None)
+    if not callable(found):
+        raise NotImplementedError(f"MyTokenizer has no method {name}")
+    return found
+
+
+def _one_per_case(got: Any, texts: int) -> bool:
+    """Whether ``got`` has ``my_tokenizer_results``'s shape for ``texts`` texts: nothing left out."""
+    return (
+        isinstance(got, tuple)
+        and len(got) == 3
+        and isinstance(got[0], list)
+        and isinstance(got[1], list)
+        and (len(got[0]), len(got[1])) == (texts, 2 * texts)
+    )
+
+
+def _spec(name: str, reference: Tokenizer, pattern: str) -> Any:
+    """What ``my_tokenizer_results`` is told to build: GPT-2's by its name, a small one in full."""
+    if name == "GPT-2":
+        return "gpt2"
+    return (dict(reference.vocab), list(reference.merges), list(reference.special_tokens), pattern)
 
 
 def check_my_tokenizer(fn: Callable[..., Any]) -> None:
@@ -326,43 +409,52 @@ def check_my_tokenizer(fn: Callable[..., Any]) -> None:
     ``encode(text)`` gives ``bpe_lab.Tokenizer``'s ids (GPT-2's own first),
     whose ``decode(ids)`` gives the text back (U+FFFD for a cut character),
     and whose ``save(path)`` and classmethod ``load(path)`` give back a
-    tokenizer with the same ids, pattern and special tokens (``reloaded``)."""
+    tokenizer with the same ids, pattern and special tokens (``reloaded``);
+    what it gives comes from ``my_tokenizer_results``."""
     generator = rng()
     cases = 0
     for name, reference, pattern in _tokenizers(generator):
         specials = reference.special_tokens
-        mine = _tried(fn, "my_tokenizer", reference, pattern)
         where = f"MyTokenizer({name} vocab, merges, {specials}, {_pattern_name(pattern)})"
-        for text in _texts(generator, specials):
-            got = call(getattr(mine, "encode", None) or _missing("encode"), "encode", text, exercise="my_tokenizer")
-            if got != reference.encode(text):
+        texts = _texts(generator, specials)
+        saved = "".join(_texts(generator, specials)[:5]) + _PATTERN_SHOWS
+        ids = [reference.encode(text) for text in texts]
+        cut = [these[:-1] + [0xE4] for these in ids]
+        gave = call(
+            results(my_tokenizer_results, fn, where),
+            "MyTokenizer",
+            _spec(name, reference, pattern),
+            texts,
+            [x for pair in zip(ids, cut) for x in pair],
+            saved,
+            exercise="my_tokenizer",
+        )
+        if not _one_per_case(gave, len(texts)):
+            fail(
+                where,
+                f"{len(texts)} texts, but not one result per case came back from my_tokenizer_results "
+                "(was check changed?)",
+            )
+        encoded, decoded, back = gave
+        for text, these, got in zip(texts, ids, encoded):
+            if got != these:
                 fail(
                     f"{where}.encode({short(text, 60)})",
-                    f"expected {short(reference.encode(text), 100)}, got "
-                    f"{short(got, 100)}: {_encode_hint(reference, text, got)}",
+                    f"expected {short(these, 100)}, got {short(got, 100)}: {_encode_hint(reference, text, got)}",
                 )
-            ids = reference.encode(text)
-            for shown, these in (("encode's ids", ids), ("ids that cut a character", ids[:-1] + [0xE4])):
-                back = call(
-                    getattr(mine, "decode", None) or _missing("decode"), "decode", these, exercise="my_tokenizer"
+        for k, got in enumerate(decoded):
+            these, text = [ids, cut][k % 2][k // 2], texts[k // 2]
+            if got != reference.decode(these):
+                shown = "encode's ids" if k % 2 == 0 else "encode's ids, the last one cut to a character's first byte"
+                fail(
+                    f"{where}.decode({shown} of {short(text, 40)})",
+                    f"expected {reference.decode(these)!r}, "
+                    f"got {short(got, 80)}: join the bytes of all the ids, then decode once, errors='replace'",
                 )
-                if back != reference.decode(these):
-                    fail(
-                        f"{where}.decode({short(these, 60)}) ({shown})",
-                        f"expected {reference.decode(these)!r}, "
-                        f"got {short(back, 80)}: join the bytes of all the ids, then decode once, errors='replace'",
-                    )
-            cases += 1
-        _check_reloaded(mine, reference, name, "".join(_texts(generator, specials)[:5]) + _PATTERN_SHOWS)
+        cases += len(texts)
+        _check_reloaded(back, reference, name, saved)
         cases += 1
     passed("MyTokenizer", cases)
-
-
-def _missing(method: str) -> Callable[..., Any]:
-    def missing(*_: Any) -> Any:
-        raise NotImplementedError(f"MyTokenizer has no method {method}")
-
-    return missing
 
 
 # ------------------------------------------------------------ task 3: save and load
@@ -385,9 +477,9 @@ def reloaded(tokenizer: Any, text: str) -> list[int]:
         return list(kind.load(moved).encode(text))
 
 
-def _check_reloaded(mine: Any, reference: Tokenizer, name: str, text: str) -> None:
-    """``reloaded(mine, text)`` gives ``reference``'s ids, or a hint about what save or load lost."""
-    got = call(reloaded, "MyTokenizer save/load", mine, text, exercise="my_tokenizer")
+def _check_reloaded(got: Any, reference: Tokenizer, name: str, text: str) -> None:
+    """``got`` (``reloaded`` of the learner's tokenizer on ``text``) is
+    ``reference``'s ids, or a hint about what save or load lost."""
     expected = reference.encode(text)
     if got != expected:
         fail(

@@ -20,6 +20,15 @@ recognise the usual mistakes of assembling a Hugging Face pipeline:
   and ``templated`` what it encodes; ``template_reference`` computes the
   same in plain Python (in the grader, which needs no ``tokenizers`` for it).
 
+Why each check goes through a results helper: a pipeline and a processor
+are not values a grading kernel can send back, so ``pipeline_results``
+builds the learner's pipeline and returns only the ids it gives, and
+``pair_results`` the tokens, ids and type ids the learner's processor
+gives (``templated``). The check calls them through ``runner.results`` and
+judges what they return: at home on the learner's function, in the grader
+on what the same helper sent back from a grading kernel (``visible``), so
+a failing visible case costs the task there too, decided in the grader.
+
 ``tokenizers`` is imported inside the functions, never when this module
 loads: what a grading kernel may import is computed from the package's
 module-level imports (``grading.run.distributions``), and exercise 09's kernel
@@ -35,7 +44,7 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bpe_lab.grading.check.runner import CheckFailed, call, fail, passed, rng, short
+from bpe_lab.grading.check.runner import call, fail, passed, results, rng, short
 
 if TYPE_CHECKING:
     from bpe_lab.bytelevel.tokenizer import Tokenizer
@@ -45,7 +54,9 @@ __all__ = [
     "word_tokenizer",
     "templated",
     "template_reference",
+    "pipeline_results",
     "check_build_pipeline",
+    "pair_results",
     "check_pair_processor",
 ]
 
@@ -101,23 +112,37 @@ def _pipeline_tokenizers(generator: random.Random) -> list[Tokenizer]:
     return made
 
 
+def pipeline_results(fn: Callable[[Tokenizer], Any], tokenizer: Tokenizer, texts: list[str]) -> list[list[int]]:
+    """The ids of each of ``texts`` by the pipeline ``fn(tokenizer)`` (plain
+    data: what a grading kernel sends back); TypeError naming what ``fn``
+    returned when it is not a pipeline, or when its ``ids`` are not a list
+    of ints."""
+    built = fn(tokenizer)
+    if not callable(getattr(built, "encode", None)):
+        raise TypeError(f"expected a tokenizers.Tokenizer, got {short(built, 80)}")
+    found = []
+    for text in texts:
+        ids = getattr(built.encode(text), "ids", None)
+        if not isinstance(ids, list) or not all(type(i) is int for i in ids):
+            raise TypeError(f".encode({text!r}).ids is {short(ids, 60)}, not a list of ints")
+        found.append(list(ids))
+    return found
+
+
 def check_build_pipeline(fn: Callable[[Tokenizer], Any]) -> None:
     """``fn(tokenizer) -> tokenizers.Tokenizer`` with ``tokenizer``'s ids on
-    texts where the usual mistakes show, for three small trained tokenizers."""
+    texts where the usual mistakes show, for three small trained tokenizers
+    (``pipeline_results``)."""
     cases = 0
     for tokenizer in _pipeline_tokenizers(rng()):
-        built = call(fn, "build_pipeline", tokenizer)
-        if not callable(getattr(built, "encode", None)):
-            fail(f"build_pipeline({tokenizer!r})", f"expected a tokenizers.Tokenizer, got {short(built, 80)}")
-        for text in PIPELINE_TEXTS:
-            if text.count("<|pad|>") and "<|pad|>" not in tokenizer.special_ids:
-                continue
+        texts = [t for t in PIPELINE_TEXTS if "<|pad|>" not in t or "<|pad|>" in tokenizer.special_ids]
+        pipeline = results(pipeline_results, fn, f"build_pipeline({tokenizer!r})")
+        found = call(pipeline, "build_pipeline", tokenizer, texts)
+        if not isinstance(found, list) or len(found) != len(texts):  # one list of ids per text, none left out
+            said = f"{len(texts)} texts, but not one list of ids per text came back from pipeline_results"
+            fail(f"build_pipeline({tokenizer!r})", f"{said} (was check changed?)")
+        for text, got in zip(texts, found):
             expected = tokenizer.encode(text)
-            try:
-                got = list(built.encode(text).ids)
-            except Exception as err:  # noqa: BLE001 - whatever the pipeline raises, the learner should see
-                said = f"build_pipeline({tokenizer!r}).encode({text!r}) raised {type(err).__name__}: {err}"
-                raise CheckFailed(said) from err
             if got != expected:
                 why = _first_difference(got, expected, tokenizer)
                 fail(f"build_pipeline({tokenizer!r}).encode({text!r}).ids", f"expected {expected}, got {got}: {why}")
@@ -189,19 +214,23 @@ def _hint(got: Any, expected: tuple[Any, ...]) -> str:
     return "the special tokens' ids are wrong: look them up in the tokenizer (token_to_id)"
 
 
+def pair_results(fn: Callable[[Any, str, str], Any], specials: list[str], a: str, b: str) -> tuple[Any, ...]:
+    """``templated`` of the processor ``fn(tokenizer, bos, sep)`` (``bos, sep
+    = specials[:2]``) on ``word_tokenizer(specials, a + " " + b)``: plain
+    data, what a grading kernel sends back."""
+    if len(specials) < 2:
+        raise ValueError(f"pair_results needs two special tokens (bos, sep), got {specials!r}")
+    hf = word_tokenizer(specials, a + " " + b)
+    return templated(hf, fn(hf, specials[0], specials[1]), a, b)
+
+
 def check_pair_processor(fn: Callable[[Any, str, str], Any]) -> None:
     """``fn(tokenizer, bos, sep) -> TemplateProcessing`` for ``bos $A`` and
-    ``bos $A sep $B:1 sep:1``, on small WordLevel tokenizers."""
+    ``bos $A sep $B:1 sep:1``, on small WordLevel tokenizers (``pair_results``)."""
     for specials, a, b in _TEMPLATE_CASES:
-        hf = word_tokenizer(specials, a + " " + b)
-        processor = call(fn, "pair_processor", hf, specials[0], specials[1])
+        case = f"pair_processor(tokenizer of {specials}, {specials[0]!r}, {specials[1]!r}) on {a!r}, {b!r}"
+        got = call(results(pair_results, fn, case), "pair_processor", specials, a, b)
         expected = template_reference(specials, a, b)
-        try:
-            got = templated(hf, processor, a, b)
-        except Exception as err:  # noqa: BLE001 - a processor tokenizers refuses: the learner should see why
-            said = f"pair_processor(tokenizer, {specials[0]!r}, {specials[1]!r}): {type(err).__name__}: {err}"
-            raise CheckFailed(said) from err
         if got != expected:
-            case = f"pair_processor(tokenizer of {specials}, {specials[0]!r}, {specials[1]!r}) on {a!r}, {b!r}"
             fail(case, f"expected {expected}, got {got}: {_hint(got, expected)}")
     passed("pair_processor", len(_TEMPLATE_CASES))

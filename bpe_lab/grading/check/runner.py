@@ -10,6 +10,12 @@ rest, the same way for every check:
   crashes into a ``CheckFailed`` hint; a function marked ``grader_side``
   (the grader's stand-in for a learner's function in a grading kernel,
   ``grading.run.visible``) is called unguarded: it computes nothing here;
+- ``results`` is how a check calls a *results helper* (``helper(fn,
+  *args)``: it calls the learner's ``fn`` and returns only plain data, where
+  ``fn`` returns a thing the grader cannot receive: a pipeline, a class):
+  the grader's stand-in answers such a call with the values a grading
+  kernel's run of the same helper sent back, and the check judges them as
+  it judges its own;
 - ``run_cases`` calls the function on every case with fresh copies of the
   arguments, asks a verdict function whether the answer is right, raises
   ``CheckFailed("<case>: <message>")`` for the first wrong one, and prints
@@ -47,6 +53,7 @@ __all__ = [
     "Verdict",
     "short",
     "call",
+    "results",
     "fail",
     "passed",
     "rng",
@@ -71,10 +78,12 @@ class CheckFailed(AssertionError):
     graded task) like any failed ``assert``. In a notebook it shows as its
     one-line reason, without the traceback through bpe_lab that led to it.
     ``hint``: what it says about the mistake without the expected value
-    ("" when nothing): the grader's feedback may show that much.
+    ("" when nothing): the grader's feedback may show that much; ``case``:
+    the case it names, when ``fail`` raised it (inputs only).
     """
 
     hint = ""
+    case = ""
 
     def _render_traceback_(self) -> list[str]:
         """What IPython shows instead of the traceback."""
@@ -119,6 +128,27 @@ def call(fn: Callable[..., Any], name: str, *args: Any, exercise: str | None = N
     return result
 
 
+def results(helper: Callable[..., Any], fn: Callable[..., Any], label: str) -> Callable[..., Any]:
+    """``helper(fn, *args)`` as a function of ``args``, for ``call``; where
+    ``fn`` is the grader's stand-in (``grader_side``), its ``through``
+    answers instead (``label``: how the grader's message names the call).
+
+    >>> results(lambda fn, x: [fn(x)], abs, "abs")(-2)
+    [2]
+    """
+    if not callable(helper):
+        raise TypeError(f"results: the helper must be a function, got {helper!r}")
+    through = getattr(fn, "through", None) if getattr(fn, "grader_side", False) else None
+    if through is None:
+        return lambda *args: helper(fn, *args)
+
+    def replayed(*args: Any) -> Any:
+        return through(helper, label, *args)
+
+    replayed.grader_side = True  # type: ignore[attr-defined]
+    return replayed
+
+
 class Why(str):
     """A verdict's message whose ``hint`` is known apart from its "expected X, got Y"."""
 
@@ -150,6 +180,7 @@ def fail(case: str, message: str) -> NoReturn:
     """Raise the ``CheckFailed`` that names the wrong ``case`` and says why."""
     err = CheckFailed(f"{case}: {message}")
     err.hint = hint_of(message)
+    err.case = case
     raise err
 
 

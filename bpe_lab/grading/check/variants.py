@@ -1,4 +1,4 @@
-"""Chapter 06's checks: WordPiece's longest match, unigram Viterbi, SentencePiece decoding; Chinese pre-token helpers.
+"""Chapter 06's checks: WordPiece's longest match, unigram Viterbi, SentencePiece decoding; a Chinese pre-token helper.
 
 What this adds to ``runner``: the references in ``bpe_lab.variants``
 (imported inside the checks, like the byte-level ones, so that a problem
@@ -7,10 +7,10 @@ greedy segmentation loses, and hints that tell the variant from BPE. The
 words and merge lists are chapter 03's, so longest match is tried exactly
 where rank replay was. For languages without spaces (chapter 06 shows BPE
 on Chinese; the exercise on the ``[\u4e00-\u9fa5]`` pattern is chapter
-07's, whose check uses these): a pre-tokenizer that cuts Chinese into
+07's, whose check uses it): a pre-tokenizer that cuts Chinese into
 single characters leaves BPE nothing to merge across characters, which
 ``han_words_learned`` shows by training on the course's Chinese
-sentences; ``han_cuts`` says where a pre-tokenizer cuts each Han run.
+sentences.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ __all__ = [
     "check_viterbi",
     "check_sp_decode",
     "SEED_RANGE",
-    "han_cuts",
     "han_words_learned",
 ]
 
@@ -115,24 +114,6 @@ def check_sp_decode(fn: Callable[[list[str]], str]) -> None:
 #: The seed-style range of Chinese characters, U+4E00..U+9FA5 (the CJK
 #: Unified Ideographs of Unicode 1.1, less the later ones).
 SEED_RANGE = (0x4E00, 0x9FA5)
-
-
-def han_cuts(fn: Callable[[str], list[str]], text: str) -> list[list[str]]:
-    """Each maximal run of Han characters of ``text``, as the pre-tokens of
-    ``fn`` cut it (``[run]`` when it stays whole).
-
-    >>> han_cuts(lambda t: regex.findall(r"[\u4e00-\u9fa5]|\\S", t), "刘䶮 好")
-    [['刘', '䶮'], ['好']]
-    """
-    ends, at = set(), 0
-    for piece in fn(text):
-        at += len(piece)
-        ends.add(at)
-    cuts = []
-    for run in regex.finditer(r"\p{Han}+", text):
-        bounds = [run.start(), *(k for k in range(run.start() + 1, run.end()) if k in ends), run.end()]
-        cuts.append([text[a:b] for a, b in zip(bounds, bounds[1:])])
-    return cuts
 
 
 def han_words_learned(fn: Callable[[str], list[str]], num_merges: int) -> list[str]:

@@ -18,16 +18,19 @@ a copy of the package in which
   kernel's launcher, the probe's guard and writer) stay whole;
 - ``bpe_lab.grading.check`` is ``KERNEL_CHECK``: ``check_*`` that decide
   nothing (the grader runs their cases itself, ``visible``), an inert
-  ``HiddenCases``, and the chapter modules' helpers (kept if reached). The
-  exceptions, in the first run only: a check whose cases cannot be sent
-  (exercise 10's class check, whose first case is GPT-2's vocabulary)
-  is the package's own, with what it reaches; its failure in the kernel
-  costs the task (the kernel's word, believed since it only costs points),
-  its success counts for nothing the grader did not see.
+  ``HiddenCases``, and the chapter modules' helpers (kept if reached;
+  ``HELPERS`` roots the ones the grader's calls use: 09's and 10's results
+  helpers, which call the learner's pipeline, processor or class and send
+  back plain data). The exception, in the first run only: a check some of
+  whose cases cannot be sent (``real_checks``: 08's ``encode_stream``,
+  whose text is a metered file object) is the package's own, with what it
+  reaches; its failure in the kernel costs the task (the kernel's word,
+  believed since it only costs points), its success counts for nothing the
+  grader did not see.
 
 The roots (``notebook_roots``) are what the solution's locked and demo
 cells name from ``bpe_lab`` (``from bpe_lab import train_bpe``,
-``bpe_lab.X``, ``check.han_cuts``), what its test cells' metadata
+``bpe_lab.X``, ``check.text_file``), what its test cells' metadata
 ``allow``, and ``HELPERS``, which generated cases call. The granularity is
 the top-level def and the class: a kept class keeps all its methods
 (but a stopped method, such as ``_Trainer.merge``, has no body).
@@ -68,13 +71,16 @@ _ABSENT = '''"""Not in a grading kernel's bpe_lab: {name} is the instructor's.""
 raise ImportError({message!r})
 '''
 
-#: Learner-side helpers that generated hidden calls use (``cases.bytelevel``, ``cases.variants``), and
-#: the visible checks' calls (``visible``: chapter 04's traced words are built in the kernel).
+#: Learner-side helpers that generated hidden calls use (``cases.bytelevel``), and the visible
+#: checks' calls (``visible``: chapter 04's traced words are built in the kernel, and 09's and 10's
+#: results helpers call the learner's pipeline, processor or class there and send back plain data).
 HELPERS: tuple[Name, ...] = (
     ("bpe_lab.grading.check", "text_file"),
-    ("bpe_lab.grading.check", "han_cuts"),
     ("bpe_lab.grading.check", "TracedWords"),
     ("bpe_lab.grading.check", "traced_corpus"),
+    ("bpe_lab.grading.check", "pipeline_results"),
+    ("bpe_lab.grading.check", "pair_results"),
+    ("bpe_lab.grading.check", "my_tokenizer_results"),
 )
 
 #: What ``from bpe_lab.grading import check`` gives a grading kernel.

@@ -35,9 +35,20 @@ submission that replaces ``check.TracedWords`` forges it: code written to
 tamper with the grading).
 
 A byte-level ``Tokenizer`` with GPT-2's pattern (chapter 07's
-``never_emitted``) is sent as the source that builds it again from its
-vocabulary, merges and special tokens, when the solution's value for the
-call is plain data (09's ``build_pipeline`` returns a pipeline: not sent).
+``never_emitted``, 09's pipelines) is sent as the source that builds it
+again from its vocabulary, merges and special tokens.
+
+Where the learner's function returns what cannot be sent (09's pipeline
+and processor, 10's class), its check calls it through a *results helper*
+(``check.runner.results``: ``helper(NAME, *ARGS)`` calls it and returns
+only plain data: ids, tokens, what ``save`` and ``load`` gave back). The
+recorder records that helper's call, with the solution's value; the kernel
+runs ``check.HELPER(NAME, *ARGS)`` as a probe case (the helper is in the
+kernel's package, ``kernel_package.HELPERS``); the stand-in answers the
+check's helper call with the kernel's value, and the check judges it as
+it judges a learner's at home. So no self-check of 09 and 10 runs for real
+in a grading kernel (10's GPT-2 vocabulary is named ``"gpt2"``, built by
+the helper in the kernel, never sent).
 
 What is not judged here: a call whose other arguments are not plain data
 (a tokenizer of another kind or pattern; a small text file is sent as its text, a list of
@@ -68,6 +79,7 @@ from typing import Any
 import nbformat
 
 from bpe_lab.bytelevel.tokenizer import Tokenizer
+from bpe_lab.grading import check as learner_check
 from bpe_lab.grading.authoring.tasks import Task, nbgrader
 from bpe_lab.grading.check.guard import Delegated
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
@@ -89,6 +101,7 @@ class Recorded:
     raised: BaseException | None = None
     after: bool = False
     shown: str = ""  # the arguments as a message shows them, when not their literal (a tokenizer's)
+    helper: str = ""  # a results helper's name (``check.HELPER(NAME, *ARGS)``), "" for a call of NAME
 
 
 @dataclass
@@ -119,7 +132,9 @@ class Visible:
         for call in self.calls:
             if call.args is None:
                 break
-            if call.after:  # the value, and what each argument holds (or recorded) after the call
+            if call.helper:  # the learner's function handed to a results helper of ``check``
+                found.append(f"check.{call.helper}({self.function}, *{call.args})")
+            elif call.after:  # the value, and what each argument holds (or recorded) after the call
                 states = "[x.state() if isinstance(x, check.TracedWords) else x for x in a]"
                 found.append(f"(lambda a: ({self.function}(*a), {states}))({call.args})")
             else:
@@ -261,7 +276,21 @@ def _recorder(function: Callable[..., Any], calls: list[Recorded]) -> Callable[.
         calls.append(Recorded(text, value, after=after, shown=shown))
         return value
 
+    def through(helper: Callable[..., Any], label: str, *args: Any) -> Any:
+        name = getattr(helper, "__name__", "")
+        if getattr(learner_check, name, None) is not helper:
+            raise ValueError(f"the results helper {helper!r} is not check.{name}: a grading kernel could not call it")
+        text = literal(args)
+        try:
+            value = helper(function, *args)
+        except BaseException as err:
+            calls.append(Recorded(text, raised=err, shown=label, helper=name))
+            raise
+        calls.append(Recorded(text if _plain(value) is not None else None, value, shown=label, helper=name))
+        return value
+
     recorder.grader_side = True  # type: ignore[attr-defined]
+    recorder.through = through  # type: ignore[attr-defined]
     return recorder
 
 
@@ -370,13 +399,23 @@ def verdict(visible: Visible, results: Any) -> str:
 
     def stand_in(*args: Any) -> Any:
         number = position[0]
-        if number >= len(sent) or literal(args) != visible.calls[number].args:
+        if number >= len(sent) or visible.calls[number].helper or literal(args) != visible.calls[number].args:
             raise _Beyond
         position[0] += 1
         got = _value(results[number])
         return _replayed(got, args) if visible.calls[number].after else got
 
+    def through(helper: Callable[..., Any], label: str, *args: Any) -> Any:
+        number = position[0]
+        if number >= len(sent) or visible.calls[number].helper != getattr(helper, "__name__", ""):
+            raise _Beyond
+        if literal(args) != visible.calls[number].args:
+            raise _Beyond
+        position[0] += 1
+        return _value(results[number])
+
     stand_in.grader_side = True  # type: ignore[attr-defined]
+    stand_in.through = through  # type: ignore[attr-defined]
     namespace = {**copy.copy(visible.namespace), visible.function: stand_in}
     try:
         _quietly(visible.line, namespace)
@@ -402,6 +441,12 @@ def _failure(visible: Visible, results: list[Any], done: int, err: BaseException
         return f"the self-check {name} failed before calling {visible.function}{hint} (run it in your notebook)"
     call, result = visible.calls[done - 1], results[done - 1]
     shown = short_text(call.shown or (call.args or "()")[1:-1].rstrip(","), 160)
+    if call.helper:  # the case the check names (its inputs), else the helper's call as the check labels it (shown)
+        case = short_text(err.case if isinstance(err, CheckFailed) and err.case else call.shown, 200)
+        if isinstance(result, dict) and "repr" in result and same(_value_of(result, call), call.value):
+            return f"the self-check {name} failed after its cases ran{hint} (run it in your notebook to see why)"
+        kind = "returned a wrong value" if isinstance(err, CheckFailed) and err.case else _kind(result, call)
+        return f"the self-check {name} failed on case {done}: {case} {kind}{hint} (run it in your notebook to see why)"
     if isinstance(result, dict) and "repr" in result and same(_value_of(result, call), call.value):
         if call.after:  # the value is right, what the call did to its arguments is not
             return f"the self-check {name} failed on case {done}: {visible.function}({shown}){hint}"
