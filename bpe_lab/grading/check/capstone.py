@@ -325,26 +325,14 @@ def gpt2_model() -> tuple[Vocab, Merges]:
     the package's shipped ranks (``bytelevel.gpt2``), made once per process.
 
     Why not ``gpt2_tokenizer``: in a grading kernel ``my_tokenizer_results``
-    runs with the class's answers trapped, and ``merges_from_ranks`` goes
-    through one of them (``scan_merges``); so the same recovery is done here
-    with the step it wraps (``scan_replay``): each token longer than a byte,
-    in rank order, replayed with the merges found so far, leaves the two
-    tokens it was merged from.
+    runs with the class's answers trapped (the ``Tokenizer``'s encoders
+    among them); ``merges_from_ranks`` uses none of them, only the scan
+    step (``scan_replay``) that they wrap.
     """
-    from bpe_lab.bytelevel.encoders import scan_replay
-    from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, load_tiktoken_ranks
+    from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, load_tiktoken_ranks, merges_from_ranks
 
     ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
-    pair_ranks: dict[tuple[bytes, bytes], int] = {}
-    merges: Merges = []
-    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
-        if len(token) == 1:
-            continue
-        parts = scan_replay([bytes([b]) for b in token], pair_ranks)
-        if len(parts) != 2:
-            raise ValueError(f"{GPT2_RANKS_PATH}: token {token!r} (rank {rank}) is not one merge: {parts!r}")
-        pair_ranks[(parts[0], parts[1])] = len(merges)
-        merges.append((parts[0], parts[1]))
+    merges: Merges = merges_from_ranks(ranks)
     vocab = {rank: token for token, rank in ranks.items()}
     vocab[len(vocab)] = EOT.encode("utf-8")
     return vocab, merges
