@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bpe_lab.bytelevel import encoders
+from bpe_lab.bytelevel import encoders, gpt2
 from bpe_lab.bytelevel.encoders import (
     LONG_PIECE,
     MergeTable,
@@ -150,3 +150,37 @@ def test_the_generic_scan_and_heap_take_any_ids(ranks, data, seed):
     for encode in (encoders.scan_replay, encoders.heap_replay):
         assert [token_of[i] for i in encode([id_of[bytes([b])] for b in data], id_ranks, merged)] == expected
         assert encode([bytes([b]) for b in data], ranks) == expected
+
+
+def test_gpt2s_shipped_splits_are_the_merges_its_ranks_hide():
+    """data/gpt2.splits is derived, not trusted: replaying the ranks gives it again."""
+    vocab, merges = gpt2.gpt2_vocab_and_merges()
+    assert merges == gpt2.merges_from_ranks(gpt2.load_tiktoken_ranks(gpt2.GPT2_RANKS_PATH))
+    assert len(vocab) == 50_256 and merges[0] == (b" ", b"t")
+
+
+def test_a_damaged_splits_file_cannot_pass_for_gpt2(tmp_path, monkeypatch):
+    splits = gpt2.GPT2_SPLITS_PATH.read_bytes()
+    vocab, merges = gpt2.gpt2_vocab_and_merges()
+    # a merge cut where its right part is no earlier token: only the Tokenizer's check can tell
+    rank_of = {token: rank for rank, token in vocab.items()}
+    i = next(
+        i
+        for i, (left, right) in enumerate(merges)
+        if len(left) > 1 and rank_of.get(left[1:] + right, len(vocab)) >= 256 + i
+    )
+    monkeypatch.setattr(gpt2, "GPT2_SPLITS_PATH", tmp_path / "gpt2.splits")
+    damaged = (
+        (splits[:-1], "49,999 splits for 50,000 merges"),
+        (splits[:7] + bytes([0]) + splits[8:], "byte 7: cuts the 2-byte token b'er' at 0"),
+        (splits[:7] + bytes([2]) + splits[8:], "byte 7: cuts the 2-byte token b'er' at 2"),
+        (splits[:i] + bytes([1]) + splits[i + 1 :], f"merge {i} .* neither a single byte nor the result of an earlier"),
+    )
+    try:
+        for data, message in damaged:
+            gpt2.GPT2_SPLITS_PATH.write_bytes(data)
+            gpt2.gpt2_vocab_and_merges.cache_clear()
+            with pytest.raises(ValueError, match=message):
+                gpt2.gpt2_tokenizer()
+    finally:
+        gpt2.gpt2_vocab_and_merges.cache_clear()  # the next call reads the real file again

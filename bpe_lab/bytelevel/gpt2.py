@@ -9,7 +9,12 @@ token, ``<base64 of its bytes> <rank>``, and no merge list. A rank is enough
 because in BPE every token after the 256 bytes *is* a merge, learned in rank
 order: to find which two tokens a token was merged from, encode its bytes with
 the merges recovered so far; exactly two pieces must be left, and they are
-the merge. This module does that once and caches it.
+the merge. ``merges_from_ranks`` does that for any rank table; for GPT-2's
+the result ships beside the ranks as ``data/gpt2.splits`` (byte i: the
+length of the left part of the token of rank 256 + i; a test derives it
+again), so that loading GPT-2 replays nothing: it is quicker, and a grading
+kernel whose encoders are trapped as a task's answer can still build it
+(``grading.check.capstone``).
 
 >>> tok = gpt2_tokenizer()
 >>> tok.encode("Hello world<|endoftext|>")
@@ -34,9 +39,17 @@ from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.symbols import ENDOFTEXT
 from bpe_lab.core.textfile import read_text
 
-__all__ = ["GPT2_RANKS_PATH", "gpt2_tokenizer", "load_tiktoken_ranks", "merges_from_ranks"]
+__all__ = [
+    "GPT2_RANKS_PATH",
+    "GPT2_SPLITS_PATH",
+    "gpt2_tokenizer",
+    "gpt2_vocab_and_merges",
+    "load_tiktoken_ranks",
+    "merges_from_ranks",
+]
 
 GPT2_RANKS_PATH = Path(__file__).parents[1] / "data" / "gpt2.tiktoken"
+GPT2_SPLITS_PATH = Path(__file__).parents[1] / "data" / "gpt2.splits"
 
 
 def load_tiktoken_ranks(path: str | os.PathLike[str]) -> dict[bytes, int]:
@@ -94,9 +107,28 @@ def merges_from_ranks(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
 
 
 @lru_cache(maxsize=1)
-def _gpt2_model() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+def gpt2_vocab_and_merges() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """GPT-2's 50,256 ranked tokens as a vocabulary (id = rank) and its
+    50,000 merges in rank order, read from the shipped ranks and splits;
+    made once per process and shared, so copy before changing them.
+
+    >>> vocab, merges = gpt2_vocab_and_merges()
+    >>> len(vocab), merges[:2]
+    (50256, [(b' ', b't'), (b' ', b'a')])
+    """
     ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
-    return {rank: token for token, rank in ranks.items()}, merges_from_ranks(ranks)
+    tokens = sorted(ranks, key=ranks.__getitem__)
+    splits = GPT2_SPLITS_PATH.read_bytes()
+    if len(splits) != len(tokens) - 256 or any(len(token) != 1 for token in tokens[:256]):
+        raise ValueError(f"{GPT2_SPLITS_PATH}: {len(splits):,} splits for {len(tokens) - 256:,} merges")
+    merges = []
+    for rank, (token, cut) in enumerate(zip(tokens[256:], splits), start=256):
+        if not 0 < cut < len(token):
+            raise ValueError(
+                f"{GPT2_SPLITS_PATH}, byte {rank - 256}: cuts the {len(token)}-byte token {token!r} at {cut}"
+            )
+        merges.append((token[:cut], token[cut:]))
+    return {rank: token for rank, token in enumerate(tokens)}, merges
 
 
 def gpt2_tokenizer() -> Tokenizer:
@@ -104,7 +136,9 @@ def gpt2_tokenizer() -> Tokenizer:
     only special token) = 50256, one past the last rank; no network.
 
     Each call returns a new Tokenizer (with an empty pre-token cache); the
-    file is read and the merges recovered only on the first call.
+    files are read only on the first call. The constructor checks that each
+    merge joins two earlier tokens (``vocab.checked_merges``), so a damaged
+    splits file cannot pass for GPT-2.
     """
-    vocab, merges = _gpt2_model()
+    vocab, merges = gpt2_vocab_and_merges()
     return Tokenizer(vocab, merges, [ENDOFTEXT])
