@@ -53,6 +53,8 @@ _ENCODE_BYTELEVEL = (
     f"{_TOKENIZER}.encode_iterable",
     f"{_TOKENIZER}._encode_piece",
     f"{_ENCODERS}.replay_merges",
+    f"{_ENCODERS}.scan_replay",
+    f"{_ENCODERS}.heap_replay",
     f"{_ENCODERS}.scan_merges",
     f"{_ENCODERS}.heap_merges",
     f"{_ENCODERS}.byte_pair_encode",

@@ -325,17 +325,14 @@ def gpt2_model() -> tuple[Vocab, Merges]:
     the package's shipped ranks (``bytelevel.gpt2``), made once per process.
 
     Why not ``gpt2_tokenizer``: in a grading kernel ``my_tokenizer_results``
-    runs with the class's answers trapped (the ``Tokenizer``'s encoders
-    among them); ``merges_from_ranks`` uses none of them, only the scan
-    step (``scan_replay``) that they wrap.
+    runs with the class's answers trapped, the ``Tokenizer``'s encoders and
+    every rank replay among them; ``gpt2_vocab_and_merges`` replays nothing
+    (it reads GPT-2's merges as shipped).
     """
-    from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, load_tiktoken_ranks, merges_from_ranks
+    from bpe_lab.bytelevel.gpt2 import gpt2_vocab_and_merges
 
-    ranks = load_tiktoken_ranks(GPT2_RANKS_PATH)
-    merges: Merges = merges_from_ranks(ranks)
-    vocab = {rank: token for token, rank in ranks.items()}
-    vocab[len(vocab)] = EOT.encode("utf-8")
-    return vocab, merges
+    vocab, merges = gpt2_vocab_and_merges()
+    return {**vocab, len(vocab): EOT.encode("utf-8")}, list(merges)
 
 
 #: What ``my_tokenizer_results`` returns: the ids of each text, the text of
