@@ -208,6 +208,14 @@ def test_the_ready_made_pipeline_gives_the_right_ids_but_the_check_refuses_it():
     )
     with pytest.raises(check.CheckFailed, match="bpe_lab.bytelevel.hf_pipeline.hf_tokenizer"):
         check.check_build_pipeline(_unguarded(own))
+    stand_in = (  # no pipeline at all: an object whose encode is the package's Tokenizer.encode
+        "from types import SimpleNamespace\n"
+        "def build_pipeline(tokenizer):\n"
+        "    return SimpleNamespace(encode=lambda text: SimpleNamespace(ids=tokenizer.encode(text)))"
+    )
+    assert all(_unguarded(stand_in)(course).encode(t).ids == course.encode(t) for t in check.production.PIPELINE_TEXTS)
+    with pytest.raises(check.CheckFailed, match="bpe_lab.bytelevel.tokenizer.Tokenizer.encode"):
+        check.check_build_pipeline(_unguarded(stand_in))
 
 
 @pytest.fixture(scope="module")

@@ -175,6 +175,7 @@ ANSWERS: dict[str, tuple[str, ...]] = {
         "bpe_lab.bytelevel.hf_pipeline.hf_tokenizer",
         "bpe_lab.bytelevel.files.write_gpt2_files",
         "tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__",
+        *_ENCODE_BYTELEVEL,  # a stand-in "pipeline" whose encode is the package's gives the right ids too
     ),
     "pair_processor": ("bpe_lab.grading.check.production.template_reference",),
     # 10 capstone (the patterns are strings, free to read, and so is what cuts with them: a regex's findall)
