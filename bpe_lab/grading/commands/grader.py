@@ -62,8 +62,9 @@ judging it. What a submission can and cannot do, and why:
 
 ``grade`` grades a class: ``workers`` submissions at a time (one per core
 by default), each in its own kernels, folders and sandbox; students and
-assignments are told by ``roster``. ``bpe-lab grade`` is its command line
-(``grade_command``). The names of ``tasks`` and ``report`` that the tests
+assignments are told by ``roster``, which reads each file once
+(``grade_collection`` grades a class it collected). ``bpe-lab grade`` is
+its command line (``grade_command``). The names of ``tasks`` and ``report`` that the tests
 use are importable from here too.
 """
 
@@ -84,8 +85,8 @@ import nbformat
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
 from bpe_lab.grading.cases.generated import with_generated
 from bpe_lab.grading.check.scratch import process_folder, release
-from bpe_lab.grading.intake.roster import Submission, collect
-from bpe_lab.grading.intake.submissions import PathLike, read_once, read_solutions
+from bpe_lab.grading.intake.roster import Collection, Submission, collect_class
+from bpe_lab.grading.intake.submissions import PathLike, read_once
 from bpe_lab.grading.run.assembly import Step, assemble, probe_only
 from bpe_lab.grading.run.distributions import needs
 from bpe_lab.grading.run.jail import Confinement, confine, repository
@@ -109,6 +110,7 @@ __all__ = [
     "assemble",
     "grade_notebook",
     "grade",
+    "grade_collection",
     "gradebook",
     "format_report",
     "default_workers",
@@ -329,12 +331,35 @@ def grade(
     earlier grading (``report.recorded_nonces``), used instead of each
     submission's own (``submissions.submission_nonce``) so that a re-grade meets
     the cases it met. Reports come back in submission order."""
+    return grade_collection(
+        collect_class(submissions, solutions_dir, assignment),
+        limits=limits,
+        workers=workers or jobs,
+        sandbox=sandbox,
+        salt=salt,
+        hide=hide,
+        nonces=nonces,
+    )
+
+
+def grade_collection(
+    collection: Collection,
+    *,
+    limits: Limits | None = None,
+    workers: int | None = None,
+    sandbox: bool | None = None,
+    salt: str = "",
+    hide: Sequence[PathLike] = (),
+    nonces: Mapping[tuple[str, str], str] | None = None,
+) -> list[Report]:
+    """``grade`` for a class already collected (``roster.collect_class``):
+    what ``bpe-lab grade --similarity`` grades and then compares, no file
+    read again. Keyword arguments as for ``grade``."""
+    if not isinstance(collection, Collection):
+        raise TypeError(f"grade_collection takes a roster.Collection, got {type(collection).__name__}")
     limits = Limits() if limits is None else limits
-    workers = workers or jobs or default_workers()
-    solutions = read_solutions(Path(solutions_dir))
-    if assignment is not None and assignment not in solutions:
-        raise ValueError(f"unknown assignment {assignment!r}; choose one of {', '.join(solutions)}")
-    subs = collect(submissions, solutions, assignment)
+    workers = workers or default_workers()
+    subs = collection.submissions
 
     async def run_all() -> list[Report]:
         gate = asyncio.Semaphore(max(1, workers))
@@ -342,7 +367,14 @@ def grade(
         try:
             hidden = tuple(Path(h).resolve() for h in hide)
             run = _Grading(
-                solutions, Path(solutions_dir).resolve(), scratch, limits, sandbox, salt, hidden, dict(nonces or {})
+                collection.solutions,
+                collection.solutions_dir.resolve(),
+                scratch,
+                limits,
+                sandbox,
+                salt,
+                hidden,
+                dict(nonces or {}),
             )
 
             async def one(sub: Submission) -> Report:
