@@ -170,6 +170,6 @@ def test_bpe_lab_grade_refuses_without_a_sandbox_and_no_sandbox_goes_without(tmp
     assert main(["grade", str(path), "--solutions", str(SOLUTIONS)]) == 2
     assert "apt-get install bubblewrap" in capsys.readouterr().err
     asked = {}
-    monkeypatch.setattr(grade_command, "grade", lambda *args, **kwargs: asked.update(kwargs) or [])
+    monkeypatch.setattr(grade_command, "grade_collection", lambda *args, **kwargs: asked.update(kwargs) or [])
     assert main(["grade", str(path), "--solutions", str(SOLUTIONS), "--no-sandbox"]) == 0
     assert asked["sandbox"] is False
