@@ -173,14 +173,19 @@ class _Grading:
     tasks: dict[str, list[Task]] = field(default_factory=dict)
     written: dict[str, list[Written]] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        for name, solution in self.solutions.items():
-            self.tasks[name], self.written[name] = load_tasks(solution), load_written(solution)
-            self.roots[name] = notebook_roots(solution)
+    def _load(self, assignment: str) -> None:
+        """The assignment's tasks, written answers and the package names its
+        notebook reaches, read from its solution when the first submission of
+        it is graded: a class that answers one assignment parses one solution."""
+        if assignment not in self.tasks:
+            solution = self.solutions[assignment]
+            self.tasks[assignment], self.written[assignment] = load_tasks(solution), load_written(solution)
+            self.roots[assignment] = notebook_roots(solution)
 
     def prepared(self, assignment: str) -> list[Task]:
         """The assignment's tasks with the calls of their visible checks
         (recorded on the solution once, in this process: ``visible``)."""
+        self._load(assignment)
         if assignment not in self.visible:
             self.visible[assignment] = record(self.solutions[assignment], self.tasks[assignment])
             self.tasks[assignment] = [
@@ -201,6 +206,7 @@ class _Grading:
         """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
         notebook uses, without ``forbid`` (``kernel_package``; made once)."""
         key = (assignment, forbid)
+        self._load(assignment)
         if key not in self.views:
             folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
             answers = {p for task in self.tasks[assignment] for p in task.forbid}
@@ -215,17 +221,17 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         report.error = sub.error or f"unknown assignment {sub.assignment!r}"
         return report
     solution = run.solutions[sub.assignment]
+    prepared = run.prepared(sub.assignment)
     written = run.written[sub.assignment]
     read = sub.read if sub.read is not None else read_once(sub.path)  # collect's read: the file is not read again
     report.nonce = run.nonces.get((sub.student, sub.assignment)) or read.nonce
     nb = read.notebook
     if nb is None:
-        tasks = run.prepared(sub.assignment)
         report.error = read.error
-        lost = [TaskResult(t.grade_id, 0, t.points, read.error, cases=len(t.cases)) for t in tasks]
+        lost = [TaskResult(t.grade_id, 0, t.points, read.error, cases=len(t.cases)) for t in prepared]
         report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, read.error) for w in written])
         return report
-    tasks = with_generated(run.prepared(sub.assignment), sub.student, run.salt, report.nonce)
+    tasks = with_generated(prepared, sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
     checks = run.visible[sub.assignment]
