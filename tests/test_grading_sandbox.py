@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import ROOT, SOLUTIONS, needs_bwrap
+from grading_support import ROOT, SOLUTIONS, needs_bwrap, shared
 
 from bpe_lab.grading.authoring.release import release_notebook
 from bpe_lab.grading.commands.grader import Limits, format_report, grade
@@ -114,11 +114,11 @@ def test_a_sandboxed_kernel_can_read_write_and_connect_to_nothing(spying, tmp_pa
 
 
 @needs_bwrap
-def test_solutions_score_full_marks_in_the_sandbox(tmp_path):
-    copy = tmp_path / "solutions"
-    shutil.copytree(SOLUTIONS, copy)
-    paths = [copy / f"{name}.ipynb" for name in ("03_encoding", "05_bytelevel")]
-    for report in grade(paths, solutions_dir=copy, limits=LIMITS, jobs=2, sandbox=True):
+def test_solutions_score_full_marks_in_the_sandbox(tmp_path_factory):
+    """The run's shared grading of the solutions (``grading_support.shared``,
+    which requires the sandbox as ``grade`` does by default), not another."""
+    graded = shared(tmp_path_factory, ["solution-03_encoding", "solution-05_bytelevel"]).reports
+    for report in graded.values():
         assert report.sandbox == "" and report.total + report.pending == report.max_total > 0, report.tasks
 
 
