@@ -20,11 +20,11 @@ import nbformat
 import pytest
 
 from bpe_lab.cli import main
-from bpe_lab.grading.commands.grader import grade
+from bpe_lab.grading.commands.grader import grade, grade_collection
 from bpe_lab.grading.intake import roster, submissions
 from bpe_lab.grading.intake.roster import collect
 from bpe_lab.grading.intake.submissions import nonce_of, read_once, read_solutions, submission_nonce
-from bpe_lab.grading.score.similar_answers import find_similar
+from bpe_lab.grading.score.similar_answers import find_similar, similarity
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 
@@ -140,3 +140,16 @@ def test_the_read_decodes_as_read_text_does(tmp_path):
     assert (
         read.notebook.cells[0].source == nbformat.reads(path.read_text(encoding="utf-8"), as_version=4).cells[0].source
     )
+
+
+def test_what_is_not_a_collection_is_refused_by_name(tmp_path):
+    path = _submission(tmp_path)
+    with pytest.raises(TypeError, match=r"roster.Collection \(roster.collect_class\), got \['alice.ipynb'\]"):
+        grade_collection(["alice.ipynb"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="or a roster.Collection, got 'class'"):
+        similarity("class")
+    with pytest.raises(ValueError, match="unknown assignment '99_nothing'; choose one of 01_compression"):
+        roster.collect_class([path], SOLUTIONS, "99_nothing")
+    collection = roster.collect_class([tmp_path / "class"], SOLUTIONS)
+    assert [s.path for s in collection.submissions] == [path] and collection.solutions_dir == SOLUTIONS
+    assert similarity(collection).compared == find_similar(collection.submissions, collection.solutions).compared > 0

@@ -362,7 +362,7 @@ def grade_collection(
     what ``bpe-lab grade --similarity`` grades and then compares, no file
     read again. Keyword arguments as for ``grade``."""
     if not isinstance(collection, Collection):
-        raise TypeError(f"grade_collection takes a roster.Collection, got {type(collection).__name__}")
+        raise TypeError(f"grade_collection takes a roster.Collection (roster.collect_class), got {collection!r:.100}")
     limits = Limits() if limits is None else limits
     workers = workers or default_workers()
     subs = collection.submissions

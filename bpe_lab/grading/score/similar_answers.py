@@ -370,7 +370,7 @@ def similarity(
     if isinstance(inputs, Collection):
         collection = inputs
     elif isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
-        raise TypeError(f"similarity takes a list of notebooks or folders, or a roster.Collection, got {inputs!r}")
+        raise TypeError(f"similarity takes a list of notebooks or folders, or a roster.Collection, got {inputs!r:.100}")
     else:
         collection = collect_class(inputs, solutions_dir, assignment)
     return find_similar(collection.submissions, collection.solutions, settings)
