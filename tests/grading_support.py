@@ -5,21 +5,27 @@ every solution and every untouched exercise per test run (``shared``).
 ``shared``: the solutions and the released exercises are what several test
 files grade (full marks, and 0 with a message per task), and grading them
 in each file took a kernel run per notebook and forbidden set every time.
-The first process of a run that asks grades them once (two workers) and
-leaves the reports in the run's pytest temp folder (the one every xdist
-worker's own is made in: pytest prunes it), in a file named by the digest
-of what they depend on (the solutions, the package, the limits), under a
-file lock; another worker that asks meanwhile waits for it, then reads it.
+Each notebook is graded once per test run, by the first process that asks
+for it, and only when one asks: a file that needs chapter 07's solution and
+exercise grades those two, not all twenty, so a file run alone pays for
+what it reads. The reports are left in the run's pytest temp folder (the
+one every xdist worker's own is made in: pytest prunes it), a file per
+notebook named by the digest of what they depend on (the solutions, the
+package, the limits), each under a file lock of its own (taken in sorted
+order, so two workers never wait on each other); another worker that asks
+meanwhile waits for it, then reads it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import pickle
-from collections.abc import Iterator, Mapping
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +98,7 @@ def grade_solution_exercise_and(
     exercise with ``delegated``'s answers (``{grade_id: (source, the function
     it delegates to)}``) graded, by the keys solution, exercise, delegating."""
     answers = {gid: source for gid, (source, _) in delegated.items()}
-    graded = shared(tmp_path_factory).reports
+    graded = shared(tmp_path_factory, [f"solution-{name}", f"exercise-{name}"]).reports
     folder = tmp_path_factory.mktemp(name)
     delegating = _grade_written(folder, {"delegating": (name, exercise_with(name, answers))})
     return {"solution": graded[f"solution-{name}"], "exercise": graded[f"exercise-{name}"], **delegating}
@@ -126,7 +132,7 @@ SHARED_LIMITS = Limits(cell_timeout=60, notebook_timeout=240, memory_mb=1536)
 
 @dataclass(frozen=True)
 class Shared:
-    """Every solution and every untouched exercise, graded in one run:
+    """Solutions and untouched exercises, each graded once per test run:
     ``reports`` by ``solution-NAME`` and ``exercise-NAME`` (the student's
     folder, hence the student); ``unchanged``: the solutions and the
     submissions were the same bytes after grading as before."""
@@ -135,7 +141,9 @@ class Shared:
     unchanged: bool
 
 
-_SHARED: dict[str, Shared] = {}
+#: Every key ``shared`` grades: a solution and its untouched exercise per notebook.
+KEYS = tuple(f"{kind}-{name}" for name in NAMES for kind in ("solution", "exercise"))
+_SHARED: dict[str, Shared] = {}  # by key, each holding that one report
 
 
 def tree_digest(folder: Path) -> str:
@@ -146,25 +154,43 @@ def tree_digest(folder: Path) -> str:
     return digest.hexdigest()
 
 
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Shared:
-    """The solutions and the released exercises graded once per test run
-    (see the module's docstring)."""
-    key = hashlib.sha256(
+@functools.cache
+def _digest() -> str:
+    """What the shared reports depend on: the solutions, the package, the limits."""
+    return hashlib.sha256(
         f"{tree_digest(SOLUTIONS)} {tree_digest(ROOT / 'bpe_lab')} {SHARED_LIMITS!r}".encode()
     ).hexdigest()[:16]
-    if key not in _SHARED:
+
+
+def shared(tmp_path_factory: pytest.TempPathFactory, keys: Iterable[str] = KEYS) -> Shared:
+    """The reports of ``keys`` (``solution-NAME``, ``exercise-NAME``; default
+    every one), each graded once per test run (see the module's docstring)."""
+    wanted = sorted(set(keys))
+    unknown = [k for k in wanted if k not in KEYS]
+    if unknown:
+        raise ValueError(f"shared grades {', '.join(KEYS)}; not {', '.join(map(repr, unknown))}")
+    missing = [k for k in wanted if k not in _SHARED]
+    if missing:
         base = tmp_path_factory.getbasetemp()
         if os.environ.get("PYTEST_XDIST_WORKER"):  # each worker's folder is made in the run's
             base = base.parent
-        with _locked(base / f"shared-{key}.lock"):
-            found = base / f"shared-{key}.pickle"
-            if not found.exists():
-                graded = _grade_shared(base / f"shared-{key}")
-                written = found.with_suffix(".part")
-                written.write_bytes(pickle.dumps(graded))
-                written.replace(found)
-            _SHARED[key] = pickle.loads(found.read_bytes())
-    return _SHARED[key]
+        found = {k: base / f"shared-{_digest()}-{k}.pickle" for k in missing}
+        with contextlib.ExitStack() as locks:
+            for key in missing:  # sorted: two processes asking for overlapping keys never deadlock
+                locks.enter_context(_locked(found[key].with_suffix(".lock")))
+            todo = [k for k in missing if not found[k].exists()]
+            if todo:
+                graded = _grade_shared(Path(tempfile.mkdtemp(prefix=f"shared-{_digest()}-", dir=base)), todo)
+                for key in todo:
+                    written = found[key].with_suffix(".part")
+                    written.write_bytes(pickle.dumps(Shared({key: graded.reports[key]}, graded.unchanged)))
+                    written.replace(found[key])
+            for key in missing:
+                _SHARED[key] = pickle.loads(found[key].read_bytes())
+    return Shared(
+        {k: _SHARED[k].reports[k] for k in wanted},
+        all(_SHARED[k].unchanged for k in wanted),
+    )
 
 
 @contextlib.contextmanager
@@ -174,14 +200,14 @@ def _locked(path: Path) -> Iterator[None]:
         yield
 
 
-def _grade_shared(folder: Path) -> Shared:
+def _grade_shared(folder: Path, keys: list[str]) -> Shared:
     paths: dict[str, Path] = {}
-    for name in NAMES:
+    for key in keys:
+        kind, name = key.split("-", 1)
         solution = nbformat.read(SOLUTIONS / f"{name}.ipynb", as_version=4)
-        for key, nb in ((f"solution-{name}", solution), (f"exercise-{name}", release_notebook(solution, name))):
-            paths[key] = folder / key / f"{name}.ipynb"
-            paths[key].parent.mkdir(parents=True)
-            nbformat.write(nb, paths[key])
+        paths[key] = folder / key / f"{name}.ipynb"
+        paths[key].parent.mkdir(parents=True)
+        nbformat.write(solution if kind == "solution" else release_notebook(solution, name), paths[key])
     before = (tree_digest(SOLUTIONS), tree_digest(folder))
     graded = grade(list(paths.values()), solutions_dir=SOLUTIONS, limits=SHARED_LIMITS, jobs=2)
     return Shared(dict(zip(paths, graded)), before == (tree_digest(SOLUTIONS), tree_digest(folder)))

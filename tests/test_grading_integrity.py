@@ -247,7 +247,8 @@ def graded(tmp_path_factory):
     for key, (earlier, answer) in UNDOING.items():
         add((key, "02_training"), _replace_answer("02_training", COUNT, answer, earlier), "02_training")
     reports = grade(list(files.values()), solutions_dir=SOLUTIONS, limits=LIMITS, jobs=2)
-    solutions = {("solution", name): shared(tmp_path_factory).reports[f"solution-{name}"] for name in NAMES}
+    common = shared(tmp_path_factory, [f"solution-{name}" for name in NAMES]).reports
+    solutions = {("solution", name): common[f"solution-{name}"] for name in NAMES}
     return {**solutions, **dict(zip(files, reports))}
 
 

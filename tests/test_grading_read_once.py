@@ -3,7 +3,8 @@
 ``roster.collect`` reads a file (``submissions.read_once``) to tell its
 assignment; the grader runs that notebook and seeds its generated cases
 with the digest of those same bytes, and ``similar_answers`` compares it,
-none of them opening the file again. The kernel is replaced here by a run
+none of them opening the file again; ``bpe-lab grade --similarity`` collects
+the class once and hands that collection to both. The kernel is replaced here by a run
 that reports nothing (every task then scores 0): what is counted is the
 reading, not the grading, which tests/test_grader.py covers.
 """
@@ -11,17 +12,19 @@ reading, not the grading, which tests/test_grader.py covers.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 
-from bpe_lab.grading.commands.grader import grade
-from bpe_lab.grading.intake import submissions
+from bpe_lab.cli import main
+from bpe_lab.grading.commands.grader import grade, grade_collection
+from bpe_lab.grading.intake import roster, submissions
 from bpe_lab.grading.intake.roster import collect
 from bpe_lab.grading.intake.submissions import nonce_of, read_once, read_solutions, submission_nonce
-from bpe_lab.grading.score.similar_answers import find_similar
+from bpe_lab.grading.score.similar_answers import find_similar, similarity
 
 SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 
@@ -57,10 +60,8 @@ def _submission(tmp_path: Path, name: str = "alice.ipynb") -> Path:
     return path
 
 
-def test_grading_reads_and_parses_a_submission_once(tmp_path, monkeypatch, counted):
-    path = _submission(tmp_path)
-    with open(path, encoding="utf-8") as f:  # the builtin, not the counted Path.open
-        text = f.read()
+def _no_kernel(monkeypatch: pytest.MonkeyPatch) -> list[nbformat.NotebookNode]:
+    """The notebooks the grader would run, which it now runs nowhere."""
     ran: list[nbformat.NotebookNode] = []
 
     async def no_kernel(
@@ -70,6 +71,14 @@ def test_grading_reads_and_parses_a_submission_once(tmp_path, monkeypatch, count
         return {}, "no kernel in this test"
 
     monkeypatch.setattr("bpe_lab.grading.commands.grader._run_in_tempdir", no_kernel)
+    return ran
+
+
+def test_grading_reads_and_parses_a_submission_once(tmp_path, monkeypatch, counted):
+    path = _submission(tmp_path)
+    with open(path, encoding="utf-8") as f:  # the builtin, not the counted Path.open
+        text = f.read()
+    ran = _no_kernel(monkeypatch)
     (report,) = grade([tmp_path / "class"], solutions_dir=SOLUTIONS, sandbox=False)
     assert report.assignment == "03_encoding" and report.error == "" and ran
     assert counted["read"].count(path.name) == 1
@@ -84,6 +93,29 @@ def test_similarity_takes_the_notebook_collect_read(tmp_path, counted):
     found = find_similar(subs, solutions)
     assert found.compared > 0 and found.skipped == []
     assert counted["read"].count(path.name) == 1
+
+
+def test_grade_with_similarity_collects_and_reads_the_class_once(tmp_path, monkeypatch, counted, capsys):
+    """``bpe-lab grade --similarity``: one collecting (``roster.notebook_files``
+    walks the class once), each submission and each solution read once, each
+    submission parsed once, and the report compares what was graded."""
+    path = _submission(tmp_path)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    ran = _no_kernel(monkeypatch)
+    walks: list[object] = []
+    walk = roster.notebook_files
+    monkeypatch.setattr(roster, "notebook_files", lambda inputs: walks.append(inputs) or walk(inputs))
+    args = ["grade", str(tmp_path / "class"), "--solutions", str(SOLUTIONS), "--no-sandbox", "--json"]
+    assert main([*args, "--similarity", "--similarity-out", str(tmp_path / "similar.md")]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [r["assignment"] for r in printed["reports"]] == ["03_encoding"] and ran
+    assert printed["similarity"]["compared"] > 0 and printed["similarity"]["skipped"] == []
+    assert len(walks) == 1
+    assert counted["read"].count(path.name) == 1
+    assert sum(parsed == text for parsed in counted["parsed"]) == 1
+    solutions = sorted(p.name for p in SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+    assert sorted(name for name in counted["read"] if name in solutions) == solutions  # each once
 
 
 def test_a_file_that_is_not_a_notebook_is_read_once_and_says_why(tmp_path, counted):
@@ -108,3 +140,16 @@ def test_the_read_decodes_as_read_text_does(tmp_path):
     assert (
         read.notebook.cells[0].source == nbformat.reads(path.read_text(encoding="utf-8"), as_version=4).cells[0].source
     )
+
+
+def test_what_is_not_a_collection_is_refused_by_name(tmp_path):
+    path = _submission(tmp_path)
+    with pytest.raises(TypeError, match=r"roster.Collection \(roster.collect_class\), got \['alice.ipynb'\]"):
+        grade_collection(["alice.ipynb"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="or a roster.Collection, got 'class'"):
+        similarity("class")
+    with pytest.raises(ValueError, match="unknown assignment '99_nothing'; choose one of 01_compression"):
+        roster.collect_class([path], SOLUTIONS, "99_nothing")
+    collection = roster.collect_class([tmp_path / "class"], SOLUTIONS)
+    assert [s.path for s in collection.submissions] == [path] and collection.solutions_dir == SOLUTIONS
+    assert similarity(collection).compared == find_similar(collection.submissions, collection.solutions).compared > 0

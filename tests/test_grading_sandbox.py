@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import ROOT, SOLUTIONS, needs_bwrap
+from grading_support import ROOT, SOLUTIONS, needs_bwrap, shared
 
 from bpe_lab.grading.authoring.release import release_notebook
 from bpe_lab.grading.commands.grader import Limits, format_report, grade
@@ -114,11 +114,11 @@ def test_a_sandboxed_kernel_can_read_write_and_connect_to_nothing(spying, tmp_pa
 
 
 @needs_bwrap
-def test_solutions_score_full_marks_in_the_sandbox(tmp_path):
-    copy = tmp_path / "solutions"
-    shutil.copytree(SOLUTIONS, copy)
-    paths = [copy / f"{name}.ipynb" for name in ("03_encoding", "05_bytelevel")]
-    for report in grade(paths, solutions_dir=copy, limits=LIMITS, jobs=2, sandbox=True):
+def test_solutions_score_full_marks_in_the_sandbox(tmp_path_factory):
+    """The run's shared grading of the solutions (``grading_support.shared``,
+    which requires the sandbox as ``grade`` does by default), not another."""
+    graded = shared(tmp_path_factory, ["solution-03_encoding", "solution-05_bytelevel"]).reports
+    for report in graded.values():
         assert report.sandbox == "" and report.total + report.pending == report.max_total > 0, report.tasks
 
 
@@ -170,6 +170,6 @@ def test_bpe_lab_grade_refuses_without_a_sandbox_and_no_sandbox_goes_without(tmp
     assert main(["grade", str(path), "--solutions", str(SOLUTIONS)]) == 2
     assert "apt-get install bubblewrap" in capsys.readouterr().err
     asked = {}
-    monkeypatch.setattr(grade_command, "grade", lambda *args, **kwargs: asked.update(kwargs) or [])
+    monkeypatch.setattr(grade_command, "grade_collection", lambda *args, **kwargs: asked.update(kwargs) or [])
     assert main(["grade", str(path), "--solutions", str(SOLUTIONS), "--no-sandbox"]) == 0
     assert asked["sandbox"] is False

@@ -431,7 +431,7 @@ def test_bpe_lab_grade_similarity_only_on_a_class_folder(flagged, tmp_path, caps
 
 def test_bpe_lab_grade_similarity_beside_the_grading_prints_one_json_object(flagged, monkeypatch, capsys):
     folder, sim = flagged
-    monkeypatch.setattr(grade_command, "grade", lambda *a, **k: [])  # the wiring, not the kernels
+    monkeypatch.setattr(grade_command, "grade_collection", lambda *a, **k: [])  # the wiring, not the kernels
     assert main(["grade", str(folder), "--solutions", str(SOLUTIONS), "--similarity", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"reports": [], "similarity": sim.to_dict()}
     assert main(["grade", str(folder), "--solutions", str(SOLUTIONS), "--similarity"]) == 0
@@ -440,7 +440,7 @@ def test_bpe_lab_grade_similarity_beside_the_grading_prints_one_json_object(flag
 
 def test_a_wrong_threshold_stops_before_grading(flagged, monkeypatch, capsys):
     folder, _ = flagged
-    monkeypatch.setattr(grade_command, "grade", lambda *a, **k: pytest.fail("graded"))
+    monkeypatch.setattr(grade_command, "grade_collection", lambda *a, **k: pytest.fail("graded"))
     assert main(["grade", str(folder), "--similarity", "--similarity-threshold", "0"]) == 2
     assert "threshold must be in (0, 1], got 0.0" in capsys.readouterr().err
 

@@ -6,6 +6,8 @@ reports printed (or ``--json``), the gradebook (``--out``, one row per
 student), a feedback file per student (``--feedback``), the seconds per
 submission, and with ``--similarity`` the answers that look copied
 (``similar_answers``; ``--similarity-only`` grades nothing and runs no kernel).
+The class is collected once (``roster.collect_class``): the grader and the
+similarity report take the same notebooks, each file read and parsed once.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bpe_lab.grading.commands.grader import Limits, Report, default_workers, format_report, grade
+from bpe_lab.grading.commands.grader import Limits, Report, default_workers, format_report, grade_collection
+from bpe_lab.grading.intake.roster import Collection, collect_class
 from bpe_lab.grading.score.feedback import write_feedback
 from bpe_lab.grading.score.report import recorded_nonces, write_gradebook
 from bpe_lab.grading.score.similar_answers import THRESHOLD, Settings, similarity
@@ -29,18 +32,17 @@ __all__ = ["run_grade", "add_grade_command"]
 
 def run_grade(args: argparse.Namespace) -> None:
     settings = Settings(threshold=args.similarity_threshold)  # a wrong threshold stops before grading
-    if args.similarity_only:
-        _similarity(args, settings, None)
-        return
     limits = Limits(args.cell_timeout, args.timeout, args.memory_mb, processes=args.processes, disk_mb=args.disk_mb)
     sandbox = False if args.no_sandbox else {"auto": None, "require": True, "off": False}[args.sandbox]
     started = time.monotonic()
-    reports = grade(
-        args.submissions,
-        solutions_dir=args.solutions,
+    collection = collect_class(args.submissions, args.solutions, args.assignment)  # the run's one reading
+    if args.similarity_only:
+        _similarity(args, settings, None, collection)
+        return
+    reports = grade_collection(
+        collection,
         limits=limits,
         workers=args.workers,
-        assignment=args.assignment,
         sandbox=sandbox,
         salt=args.salt,
         nonces=recorded_nonces(args.nonces) if args.nonces else None,
@@ -51,7 +53,7 @@ def run_grade(args: argparse.Namespace) -> None:
     elif not args.json:
         print("\n\n".join(format_report(r) for r in reports))
     if _wants_similarity(args):
-        _similarity(args, settings, reports)
+        _similarity(args, settings, reports, collection)
     if args.out:
         write_gradebook(reports, args.out)
         print(f"wrote {args.out} ({len(reports)} submissions)", file=sys.stderr)
@@ -141,11 +143,14 @@ def _wants_similarity(args: argparse.Namespace) -> bool:
     return bool(args.similarity or args.similarity_only or args.similarity_out)
 
 
-def _similarity(args: argparse.Namespace, settings: Settings, reports: list[Report] | None) -> None:
-    """Compare the class's answer cells (``similar_answers``): print the
-    summary (or, with ``--json``, the reports and the flags as one object),
-    and write the report file: ``--similarity-out``, else beside ``--out``."""
-    found = similarity(args.submissions, solutions_dir=args.solutions, assignment=args.assignment, settings=settings)
+def _similarity(
+    args: argparse.Namespace, settings: Settings, reports: list[Report] | None, collection: Collection
+) -> None:
+    """Compare the class's answer cells (``similar_answers``) in the
+    notebooks ``collection`` read (those graded: no file is read again):
+    print the summary (or, with ``--json``, the reports and the flags as one
+    object), and write the report file: ``--similarity-out``, else beside ``--out``."""
+    found = similarity(collection, settings=settings)
     if args.json:
         both: dict[str, Any] = {"similarity": found.to_dict()}
         if reports is not None:

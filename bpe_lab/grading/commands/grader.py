@@ -62,8 +62,9 @@ judging it. What a submission can and cannot do, and why:
 
 ``grade`` grades a class: ``workers`` submissions at a time (one per core
 by default), each in its own kernels, folders and sandbox; students and
-assignments are told by ``roster``. ``bpe-lab grade`` is its command line
-(``grade_command``). The names of ``tasks`` and ``report`` that the tests
+assignments are told by ``roster``, which reads each file once
+(``grade_collection`` grades a class it collected). ``bpe-lab grade`` is
+its command line (``grade_command``). The names of ``tasks`` and ``report`` that the tests
 use are importable from here too.
 """
 
@@ -84,8 +85,8 @@ import nbformat
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
 from bpe_lab.grading.cases.generated import with_generated
 from bpe_lab.grading.check.scratch import process_folder, release
-from bpe_lab.grading.intake.roster import Submission, collect
-from bpe_lab.grading.intake.submissions import PathLike, read_once, read_solutions
+from bpe_lab.grading.intake.roster import Collection, Submission, collect_class
+from bpe_lab.grading.intake.submissions import PathLike, read_once
 from bpe_lab.grading.run.assembly import Step, assemble, probe_only
 from bpe_lab.grading.run.distributions import needs
 from bpe_lab.grading.run.jail import Confinement, confine, repository
@@ -109,6 +110,7 @@ __all__ = [
     "assemble",
     "grade_notebook",
     "grade",
+    "grade_collection",
     "gradebook",
     "format_report",
     "default_workers",
@@ -171,14 +173,19 @@ class _Grading:
     tasks: dict[str, list[Task]] = field(default_factory=dict)
     written: dict[str, list[Written]] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        for name, solution in self.solutions.items():
-            self.tasks[name], self.written[name] = load_tasks(solution), load_written(solution)
-            self.roots[name] = notebook_roots(solution)
+    def _load(self, assignment: str) -> None:
+        """The assignment's tasks, written answers and the package names its
+        notebook reaches, read from its solution when the first submission of
+        it is graded: a class that answers one assignment parses one solution."""
+        if assignment not in self.tasks:
+            solution = self.solutions[assignment]
+            self.tasks[assignment], self.written[assignment] = load_tasks(solution), load_written(solution)
+            self.roots[assignment] = notebook_roots(solution)
 
     def prepared(self, assignment: str) -> list[Task]:
         """The assignment's tasks with the calls of their visible checks
         (recorded on the solution once, in this process: ``visible``)."""
+        self._load(assignment)
         if assignment not in self.visible:
             self.visible[assignment] = record(self.solutions[assignment], self.tasks[assignment])
             self.tasks[assignment] = [
@@ -199,6 +206,7 @@ class _Grading:
         """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
         notebook uses, without ``forbid`` (``kernel_package``; made once)."""
         key = (assignment, forbid)
+        self._load(assignment)
         if key not in self.views:
             folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
             answers = {p for task in self.tasks[assignment] for p in task.forbid}
@@ -213,17 +221,17 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         report.error = sub.error or f"unknown assignment {sub.assignment!r}"
         return report
     solution = run.solutions[sub.assignment]
+    prepared = run.prepared(sub.assignment)
     written = run.written[sub.assignment]
     read = sub.read if sub.read is not None else read_once(sub.path)  # collect's read: the file is not read again
     report.nonce = run.nonces.get((sub.student, sub.assignment)) or read.nonce
     nb = read.notebook
     if nb is None:
-        tasks = run.prepared(sub.assignment)
         report.error = read.error
-        lost = [TaskResult(t.grade_id, 0, t.points, read.error, cases=len(t.cases)) for t in tasks]
+        lost = [TaskResult(t.grade_id, 0, t.points, read.error, cases=len(t.cases)) for t in prepared]
         report.tasks = _in_order(solution, lost + [TaskResult(w.grade_id, 0, w.points, read.error) for w in written])
         return report
-    tasks = with_generated(run.prepared(sub.assignment), sub.student, run.salt, report.nonce)
+    tasks = with_generated(prepared, sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
     checks = run.visible[sub.assignment]
@@ -329,12 +337,35 @@ def grade(
     earlier grading (``report.recorded_nonces``), used instead of each
     submission's own (``submissions.submission_nonce``) so that a re-grade meets
     the cases it met. Reports come back in submission order."""
+    return grade_collection(
+        collect_class(submissions, solutions_dir, assignment),
+        limits=limits,
+        workers=workers or jobs,
+        sandbox=sandbox,
+        salt=salt,
+        hide=hide,
+        nonces=nonces,
+    )
+
+
+def grade_collection(
+    collection: Collection,
+    *,
+    limits: Limits | None = None,
+    workers: int | None = None,
+    sandbox: bool | None = None,
+    salt: str = "",
+    hide: Sequence[PathLike] = (),
+    nonces: Mapping[tuple[str, str], str] | None = None,
+) -> list[Report]:
+    """``grade`` for a class already collected (``roster.collect_class``):
+    what ``bpe-lab grade --similarity`` grades and then compares, no file
+    read again. Keyword arguments as for ``grade``."""
+    if not isinstance(collection, Collection):
+        raise TypeError(f"grade_collection takes a roster.Collection (roster.collect_class), got {collection!r:.100}")
     limits = Limits() if limits is None else limits
-    workers = workers or jobs or default_workers()
-    solutions = read_solutions(Path(solutions_dir))
-    if assignment is not None and assignment not in solutions:
-        raise ValueError(f"unknown assignment {assignment!r}; choose one of {', '.join(solutions)}")
-    subs = collect(submissions, solutions, assignment)
+    workers = workers or default_workers()
+    subs = collection.submissions
 
     async def run_all() -> list[Report]:
         gate = asyncio.Semaphore(max(1, workers))
@@ -342,7 +373,14 @@ def grade(
         try:
             hidden = tuple(Path(h).resolve() for h in hide)
             run = _Grading(
-                solutions, Path(solutions_dir).resolve(), scratch, limits, sandbox, salt, hidden, dict(nonces or {})
+                collection.solutions,
+                collection.solutions_dir.resolve(),
+                scratch,
+                limits,
+                sandbox,
+                salt,
+                hidden,
+                dict(nonces or {}),
             )
 
             async def one(sub: Submission) -> Report:

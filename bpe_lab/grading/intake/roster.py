@@ -26,6 +26,11 @@ What this adds over ``submissions`` (reading one file safely): a class.
   name names two assignments and the cells cannot settle it, the submission
   is reported and not graded, never graded as the wrong one.
 
+``collect_class`` is the one collecting of a ``bpe-lab grade`` run: the
+solutions read and every submission read, parsed and told, once, in a
+``Collection`` that the grader and ``similar_answers`` both take, so that
+the similarity report compares the very notebooks that were graded.
+
 >>> student_from_name("smithjane_12345_67890_02_training-1.ipynb", ["02_training"])
 ('smithjane_12345', '02_training-1.ipynb')
 """
@@ -41,9 +46,9 @@ from pathlib import Path
 import nbformat
 
 from bpe_lab.grading.authoring.tasks import nbgrader
-from bpe_lab.grading.intake.submissions import PathLike, Submitted, notebook_files, read_once
+from bpe_lab.grading.intake.submissions import PathLike, Submitted, notebook_files, read_once, read_solutions
 
-__all__ = ["Submission", "grade_ids", "student_from_name", "tell_assignment", "collect"]
+__all__ = ["Submission", "Collection", "grade_ids", "student_from_name", "tell_assignment", "collect", "collect_class"]
 
 _CANVAS = re.compile(r"^(?P<name>[a-z][a-z0-9-]*?)(?:_late)?_(?P<id>\d+)_\d+_(?P<file>.+)$", re.IGNORECASE)
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_file_?(?P<file>.+)$")
@@ -62,6 +67,17 @@ class Submission:
     note: str = ""
     error: str = ""
     read: Submitted | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A class collected once: the ``solutions`` by assignment (read from
+    ``solutions_dir``) and one ``Submission`` per notebook (``collect``),
+    each holding the file as it was read."""
+
+    solutions_dir: Path
+    solutions: dict[str, nbformat.NotebookNode]
+    submissions: list[Submission]
 
 
 def grade_ids(nb: nbformat.NotebookNode) -> set[str]:
@@ -200,3 +216,15 @@ def _apart(found: list[Submission]) -> list[Submission]:
             )
             found[i] = replace(sub, student=f"{student} ({sub.path})", note="; ".join(filter(None, [sub.note, note])))
     return found
+
+
+def collect_class(
+    inputs: Sequence[PathLike], solutions_dir: PathLike = "solutions", assignment: str | None = None
+) -> Collection:
+    """The solutions in ``solutions_dir`` and the submissions in ``inputs``
+    (``collect``), every file read once; ``assignment`` (``--assignment``)
+    must be one of the solutions'."""
+    solutions = read_solutions(Path(solutions_dir))
+    if assignment is not None and assignment not in solutions:
+        raise ValueError(f"unknown assignment {assignment!r}; choose one of {', '.join(solutions)}")
+    return Collection(Path(solutions_dir), solutions, collect(inputs, solutions, assignment))

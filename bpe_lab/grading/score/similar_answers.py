@@ -27,7 +27,9 @@ are in each ``Flag``; ``similarity_report`` lays them side by side), never a
 score: a short task with one natural idiom (``count_pairs``' double loop)
 can be written alike by two learners who never met.
 
-Only notebook JSON is read (as ``roster.collect`` read it): no kernel runs, so
+Only notebook JSON is read (as ``roster.collect`` read it; ``bpe-lab grade
+--similarity`` hands on the ``Collection`` it graded, so nothing is read
+twice): no kernel runs, so
 ``bpe-lab grade --similarity-only`` needs no sandbox. A notebook that is not
 one, or whose assignment cannot be told, is listed in ``skipped`` with the
 reason, never a crash; so is a cell cut to its first ``MAX_CELL_CHARS``.
@@ -48,8 +50,8 @@ import nbformat
 from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, END_SOLUTION, released_source
 from bpe_lab.grading.authoring.tasks import load_tasks, nbgrader
 from bpe_lab.grading.check.guard import resolve
-from bpe_lab.grading.intake.roster import Submission, collect
-from bpe_lab.grading.intake.submissions import PathLike, read_once, read_solutions
+from bpe_lab.grading.intake.roster import Collection, Submission, collect_class
+from bpe_lab.grading.intake.submissions import PathLike, read_once
 from bpe_lab.grading.run.stubs import package_dir
 from bpe_lab.grading.score.similarity import Block, Fingerprints, K, W, base_hashes, compare, fingerprint
 
@@ -355,15 +357,20 @@ def _rank(flag: Flag) -> tuple[int, float, str, str, str, str]:
 
 
 def similarity(
-    inputs: Sequence[PathLike],
+    inputs: Sequence[PathLike] | Collection,
     *,
     solutions_dir: PathLike = "solutions",
     assignment: str | None = None,
     settings: Settings | None = None,
 ) -> Similarity:
     """``find_similar`` over the notebooks in ``inputs`` (files, or folders
-    searched, as ``bpe-lab grade`` reads them)."""
-    solutions = read_solutions(Path(solutions_dir))
-    if assignment is not None and assignment not in solutions:
-        raise ValueError(f"unknown assignment {assignment!r}; choose one of {', '.join(solutions)}")
-    return find_similar(collect(inputs, solutions, assignment), solutions, settings)
+    searched, as ``bpe-lab grade`` reads them), or over a class already
+    collected (``roster.collect_class``: what was graded, no file read
+    again; ``solutions_dir`` and ``assignment`` were its own)."""
+    if isinstance(inputs, Collection):
+        collection = inputs
+    elif isinstance(inputs, (str, bytes)) or not isinstance(inputs, Sequence):
+        raise TypeError(f"similarity takes a list of notebooks or folders, or a roster.Collection, got {inputs!r:.100}")
+    else:
+        collection = collect_class(inputs, solutions_dir, assignment)
+    return find_similar(collection.submissions, collection.solutions, settings)
