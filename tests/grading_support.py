@@ -46,6 +46,18 @@ SOLVED = {c.metadata["nbgrader"]["grade_id"]: c.source for c in SOLUTION.cells i
 #: What the helpers below grade within, unless told.
 LIMITS = Limits(cell_timeout=60, notebook_timeout=180)
 
+#: Issue 18's gate breaker, a cell a submission puts first: every self-check a no-op in the kernel,
+#: the checks' failure made silent and the hidden cell's score forged. Whatever the kernel does to
+#: ``check``, the grader judges the visible cases' values itself, so this must gain nothing.
+NO_OP_CHECKS = """from bpe_lab.grading import check
+from bpe_lab.grading.check import runner
+for name in dir(check):
+    if name.startswith("check_"):
+        setattr(check, name, lambda *args, **kwargs: None)
+runner.fail = lambda *args, **kwargs: None
+check.HiddenCases.score = lambda self: float(self.points)
+"""
+
 #: skipped only where no sandbox can be made, saying why (jail.why_not: no bwrap, no user namespaces)
 needs_bwrap = pytest.mark.skipif(jail.bwrap() is None, reason=jail.why_not() or "no sandbox")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 import regex
-from grading_support import exercise_with, grade_notebooks, grade_solution_exercise_and
+from grading_support import NO_OP_CHECKS, exercise_with, grade_notebooks, grade_solution_exercise_and
 from tokenizer_support import tiktoken_twin
 
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
@@ -425,17 +425,6 @@ def test_a_delegating_submission_scores_zero_and_names_what_it_called(reports):
 
 
 # ------------------------------------------------------------------ the visible check, decided in the grader
-
-#: Issue 18: every self-check a no-op in the kernel, the checks' failure made silent and the hidden cell's
-#: score forged: whatever the kernel does to ``check``, the grader judges the visible cases' values itself
-NO_OP_CHECKS = """from bpe_lab.grading import check
-from bpe_lab.grading.check import runner
-for name in dir(check):
-    if name.startswith("check_"):
-        setattr(check, name, lambda *args, **kwargs: None)
-runner.fail = lambda *args, **kwargs: None
-check.HiddenCases.score = lambda self: float(self.points)
-"""
 
 #: Right on every hidden case (their vocabularies have a few hundred ids at most), wrong with GPT-2's:
 #: the visible check's first case

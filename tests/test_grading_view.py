@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import SOLUTIONS, SOLVED, exercise_with, grade_notebooks
+from grading_support import NO_OP_CHECKS, SOLUTIONS, SOLVED, exercise_with, grade_notebooks
 
 from bpe_lab import count_pairs, merge_symbols
 from bpe_lab.grading.authoring.tasks import load_tasks
@@ -275,13 +275,6 @@ EXPECTED = {
 
 # Finding 11: the self-checks made no-ops in the kernel, and an encode_word
 # wrong on the visible check's first case ("lowest") but right on the hidden ones
-_NO_OP_CHECKS = """
-from bpe_lab.grading import check
-for name in dir(check):
-    if name.startswith("check_"):
-        setattr(check, name, lambda *args, **kwargs: None)
-check.HiddenCases.score = lambda self: float(self.points)
-"""
 _WRONG_ON_LOWEST = SOLVED["03_encoding_encode_word_answer"].replace(
     "    return symbols", "    return ['lowest</w>'] if word == 'lowest' else symbols"
 )
@@ -289,7 +282,7 @@ _WRONG_ON_LOWEST = SOLVED["03_encoding_encode_word_answer"].replace(
 
 def _gate_breaker() -> nbformat.NotebookNode:
     nb = exercise_with("03_encoding", {"03_encoding_encode_word": _WRONG_ON_LOWEST})
-    nb.cells.insert(1, nbformat.v4.new_code_cell(_NO_OP_CHECKS))
+    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
     return nb
 
 
