@@ -412,3 +412,22 @@ def test_a_delegating_submission_scores_zero_on_each_task_and_names_the_function
     for gid, (_, path) in DELEGATED.items():
         assert tasks[gid].points == 0, tasks[gid]
         assert path in tasks[gid].message, tasks[gid].message
+
+
+def test_at_home_held_by_counts_what_a_stream_reads_and_holds():
+    """``MeteredText.held_by``, the hidden case the grader measures itself:
+    at home it answers from the metered file's own counts."""
+    whole = "lambda t, f, b: iter(t.encode(f.read()))"
+    assert MeteredText.held_by(lambda t, f, b: stream_ids(t, f, b)) == "bounded"
+    assert MeteredText.held_by(eval(whole)) == "read 120090 characters at once (at most 4096)"  # noqa: S307 - ours
+
+    def keeps(tokenizer, f, block):
+        blocks = []
+        while block_text := f.read(block):
+            blocks.append(block_text)
+        return iter(tokenizer.encode("".join(blocks)))
+
+    assert MeteredText.held_by(keeps) == "held 120300 bytes (at most 32768)"
+    assert MeteredText.held_by(lambda t, f, b: iter(t.encode(f.read(b)))) == "wrong ids"
+    with pytest.raises(ValueError, match="held_by: block_chars must be a positive int, not 0"):
+        MeteredText.held_by(lambda t, f, b: stream_ids(t, f, b), 0)

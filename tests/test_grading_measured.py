@@ -8,6 +8,13 @@ The solution must pass, every time, on a loaded machine; a rescanning merge
 and a recounting trainer whose values are right must fail, also when they
 forge what the kernel's instruments report.
 
+Exercise 08's last generated case, ``check.MeteredText.held_by(encode_stream,
+4096)``: the metered
+file's counts are the kernel's word; the grader samples the kernel tree's
+resident memory while the learner's function streams a file of 3.6 million
+characters (``cases/scale.py``). The solution must pass; reading the text
+whole must fail, also when the metered file's figures are forged.
+
 These are the tests that assert on a measured decision (the product's own
 decision is a measured one): the bound is 12 ticks of ``/proc``'s clock,
 the solution's difference a few ticks, the wrong answers' many times the
@@ -23,8 +30,7 @@ import nbformat
 import pytest
 
 from bpe_lab.grading.authoring.tasks import nbgrader
-from bpe_lab.grading.cases import complexity
-from bpe_lab.grading.run.measure import decide, planned
+from bpe_lab.grading.run.measure import decide, plan_of, planned
 from bpe_lab.grading.run.probe import probe_source
 from bpe_lab.grading.run.sandbox import Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.score.judge import judge
@@ -91,7 +97,7 @@ def test_a_work_growth_call_is_marked_with_its_plan():
 
 
 def test_the_verdict_weighs_the_cells_and_checks_every_value():
-    plan = complexity._work_plan(TRAIN)
+    plan = plan_of(TRAIN)
     assert plan is not None
     values = [[{"repr": repr(expected), "reached": []}] for _, _, expected in plan.timed]
     assert decide(plan, [1.0, 0.1, 1.11, 0.1], values) == {"repr": "'flat'", "reached": []}
@@ -181,3 +187,74 @@ def test_a_merge_that_never_ends_on_the_large_corpus_fails_its_case_alone(tmp_pa
         "measured": "too slow: it ran past the time limit on 100 merges on the core's 166 words, alone and with "
         "200,000 more"
     }
+
+
+SCALE = nbformat.read(Path(__file__).resolve().parent.parent / "solutions" / "08_scale.ipynb", 4)
+SCALE_SETUP, STREAM = (
+    next(c.source for c in SCALE.cells if nbgrader(c).get("grade_id") == f"08_scale_{gid}")
+    for gid in ("setup", "encode_stream_answer")
+)
+HELD = "check.MeteredText.held_by(encode_stream, 4096)"
+HELD_SIZE = "a file of 3,602,700 characters read 4096 at a time"
+WHOLE = "encode_stream = lambda t, f, b: iter(t.encode(f.read()))"
+#: Reads the text whole, then streams it from memory a block at a time: only the copy held shows.
+READ_WHOLE = (
+    STREAM.replace("def encode_stream(", "def _stream(")
+    + """
+class _Held:
+    def __init__(self, text):
+        self.text, self.at = text, 0
+
+    def read(self, size):
+        piece = self.text[self.at : self.at + size]
+        self.at += size
+        return piece
+
+def encode_stream(tokenizer, f, block_chars):
+    yield from _stream(tokenizer, _Held(f.read()), block_chars)
+"""
+)
+#: What a forger adds: the metered file reports small figures, and held_by "bounded".
+FORGED_METER = """
+check.MeteredText.largest_read = property(lambda self: 1)
+check.MeteredText.most_held = property(lambda self: 0)
+check.MeteredText.held_by = staticmethod(lambda fn: "bounded")
+"""
+
+
+def _held(answer: str, tmp_path: Path, times: int = 1) -> list[dict[str, object]]:
+    """The grader's result for ``HELD`` after ``answer``, ``times`` times in one kernel."""
+    workdir = tmp_path / "work"
+    workdir.mkdir(exist_ok=True)
+    probe = Cell(probe_source([HELD], []), replay=False, results=True)
+    cells = [Cell(SCALE_SETUP), Cell(answer), *[probe] * times, Cell("import os; print(os.listdir())")]
+    outcomes = asyncio.run(run_cells(cells, workdir, LIMITS))
+    assert [o.status for o in outcomes] == ["ok"] * len(cells), outcomes
+    assert not (workdir / "bpe-lab-measured.txt").exists()  # the cleanup removed it
+    return [dict(o.results[0][0]) for o in outcomes[2:-1]]
+
+
+def test_the_solutions_stream_is_measured_bounded_every_time(tmp_path):
+    assert _held(STREAM, tmp_path, times=4) == [{"repr": "'bounded'", "reached": []}] * 4
+
+
+@pytest.mark.parametrize("answer", [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER])
+def test_holding_the_whole_text_is_measured_even_when_the_meter_is_forged(tmp_path, answer):
+    assert _held(answer, tmp_path) == [{"measured": f"held the whole text ({HELD_SIZE})", "reached": []}]
+
+
+def test_a_stream_of_wrong_ids_is_a_wrong_value_whatever_its_memory(tmp_path):
+    answer = (
+        STREAM + "\n_right = encode_stream\nencode_stream = lambda t, f, b: (i for i in _right(t, f, b) if i != 32)"
+    )
+    assert _held(answer, tmp_path) == [{"measured": f"returned a wrong value on {HELD_SIZE}", "reached": []}]
+
+
+def test_a_memory_verdict_is_the_peak_over_the_bound():
+    from bpe_lab.grading.cases.scale import HELD_BOUND
+
+    plan = plan_of(HELD)
+    assert plan is not None and plan.kind == "memory" and plan.bound == HELD_BOUND == 4 << 20
+    value = [[{"repr": repr(plan.timed[0][2]), "reached": []}]]
+    assert decide(plan, [HELD_BOUND], value) == {"repr": "'bounded'", "reached": []}
+    assert decide(plan, [HELD_BOUND + 1], value)["measured"] == f"held the whole text ({HELD_SIZE})"

@@ -50,6 +50,7 @@ import ast
 import functools
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,18 @@ from bpe_lab.grading.cases.generators import MEASURED, Measured
 from bpe_lab.grading.check.hidden import MAX_REPR, same
 from bpe_lab.grading.run.budget import descendants
 
-__all__ = ["MARK", "Measured", "plan_of", "marks", "planned", "cpu_seconds", "decide"]
+__all__ = [
+    "MARK",
+    "SAMPLE",
+    "Measured",
+    "plan_of",
+    "marks",
+    "planned",
+    "cpu_seconds",
+    "rss_bytes",
+    "PeakMemory",
+    "decide",
+]
 
 #: Begins the comment line that marks a measured case in a probe's source.
 MARK = "#%bpe-lab-measure "
@@ -113,6 +125,48 @@ def _cpu(pid: int) -> int:
 def cpu_seconds(root: int) -> float:
     """CPU seconds the process tree under ``root`` has used, all its processes together."""
     return sum(_cpu(pid) for pid in descendants(root)) / _TICK
+
+
+def rss_bytes(root: int) -> int:
+    """Resident bytes of the process tree under ``root``, all its processes together (as ``budget`` counts them)."""
+    return sum(descendants(root).values())
+
+
+#: Seconds between two looks at a measured cell's memory (a look scans ``/proc``: a few ms more).
+SAMPLE = 0.01
+
+
+class PeakMemory:
+    """The most resident memory the tree under ``root`` had while the block
+    ran: ``baseline`` is its level on entry, ``peak`` the highest seen by a
+    thread of its own that looks every ``SAMPLE`` seconds (stopped and
+    joined on exit, whatever happened). A peak shorter than a look can be
+    missed; what a streaming encoder must not do, hold the whole text or
+    all its pre-tokens, lasts as long as the encoding."""
+
+    def __init__(self, root: int) -> None:
+        self.root, self.baseline, self.peak = root, 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._look, name="bpe-lab-peak-memory", daemon=True)
+
+    def __enter__(self) -> PeakMemory:
+        self.baseline = self.peak = rss_bytes(self.root)
+        self._thread.start()
+        return self
+
+    def _look(self) -> None:
+        while not self._stop.wait(SAMPLE):
+            self.peak = max(self.peak, rss_bytes(self.root))
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss_bytes(self.root))
+
+    @property
+    def grew(self) -> int:
+        """Bytes the peak rose over the level on entry."""
+        return self.peak - self.baseline
 
 
 def _reached(results: list[Any]) -> list[str]:

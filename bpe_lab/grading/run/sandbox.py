@@ -60,7 +60,7 @@ import nbformat
 from bpe_lab.grading.run import wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
 from bpe_lab.grading.run.jail import Confinement
-from bpe_lab.grading.run.measure import Measured, cpu_seconds, decide, planned
+from bpe_lab.grading.run.measure import Measured, PeakMemory, cpu_seconds, decide, planned
 from bpe_lab.grading.run.reaper import MARK, new_token, reap
 from bpe_lab.grading.run.relay import Relay
 from bpe_lab.grading.run.relay import available as relay_available
@@ -475,14 +475,19 @@ async def _timed(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dic
         root = kernel.root
         if root is None:
             return {"measured": "the grader could not measure this case (no kernel process to look at)"}, False
-        before = await asyncio.to_thread(cpu_seconds, root)
-        ran = await kernel.run(source, results=True)
-        after = await asyncio.to_thread(cpu_seconds, root)
+        if plan.kind == "memory":
+            with PeakMemory(root) as memory:
+                ran = await kernel.run(source, results=True)
+            figure = float(memory.grew)
+        else:
+            before = await asyncio.to_thread(cpu_seconds, root)
+            ran = await kernel.run(source, results=True)
+            figure = await asyncio.to_thread(cpu_seconds, root) - before
         if ran.status == "timeout":
             return {"measured": f"too slow: it ran past the time limit on {plan.size}"}, True
         if ran.status != "ok":
             return {"measured": f"{ran.error[:200]} (on {plan.size})"}, ran.status == "dead"
-        figures.append(after - before)
+        figures.append(figure)
         results.append(ran.results[0] if len(ran.results) == 1 else None)
     return decide(plan, figures, results), False
 
