@@ -24,6 +24,7 @@ from bpe_lab.grading.check.scale import (
     chunk_boundaries,
     chunk_counts,
     held_limit,
+    long_text,
     merged_counts,
     stream_ids,
     stream_tokenizer,
@@ -431,3 +432,11 @@ def test_at_home_held_by_counts_what_a_stream_reads_and_holds():
     assert MeteredText.held_by(lambda t, f, b: iter(t.encode(f.read(b)))) == "wrong ids"
     with pytest.raises(ValueError, match="held_by: block_chars must be a positive int, not 0"):
         MeteredText.held_by(lambda t, f, b: stream_ids(t, f, b), 0)
+
+
+def test_the_long_text_is_copies_of_one_unit_held_at_four_bytes_a_character():
+    unit = long_text(1)
+    assert len(unit) == 4003 and long_text(3) == unit * 3 and long_text(0) == ""
+    assert max(map(ord, unit)) > 0xFFFF  # outside the BMP: a str of it takes 4 bytes a character
+    with pytest.raises(ValueError, match="long_text: copies must be an int of 0 or more, not -1"):
+        long_text(-1)

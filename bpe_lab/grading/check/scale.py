@@ -489,13 +489,16 @@ LONG_TEXT = 30
 
 
 def long_text(copies: int) -> str:
-    """``copies`` copies of 4,000 characters of the Python docs and a smiley
-    (one character outside the Basic Multilingual Plane: Python keeps such
-    a text at 4 bytes a character, so a copy of it held shows in memory).
+    """``copies`` copies of 4,000 characters of the Python docs, a smiley and
+    a newline (the smiley lies outside the Basic Multilingual Plane: Python
+    keeps such a text at 4 bytes a character, so a copy of it held shows in
+    memory).
 
-    >>> len(long_text(2)), long_text(1)[-3:]
-    (8006, ' 🙂\n')
+    >>> len(long_text(2)), long_text(1)[-3:-1]
+    (8006, ' 🙂')
     """
+    if not (isinstance(copies, int) and copies >= 0):
+        raise ValueError(f"long_text: copies must be an int of 0 or more, not {copies!r}")
     unit = _docs().decode("utf-8")[:4000] + " \U0001f642\n"
     return unit * copies
 
