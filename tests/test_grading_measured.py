@@ -112,6 +112,9 @@ def test_the_verdict_weighs_the_cells_and_checks_every_value():
     }
     raised = [*values[:1], [{"error": "ValueError: no", "reached": []}], *values[2:]]
     assert decide(plan, [0, 0, 0, 0], raised) == {"error": "ValueError: no", "reached": []}
+    assert decide(plan, [0, 0, 0, 0], values[:3])["measured"].startswith("the measured calls on 10 and 60 merges")
+    with pytest.raises(ValueError, match=r"decide: 3 figures \[0, 0, 0\] for 4 timed cells"):
+        decide(plan, [0, 0, 0], values)
 
 
 @pytest.mark.parametrize("run", range(3))

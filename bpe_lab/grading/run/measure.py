@@ -182,9 +182,11 @@ def decide(plan: Measured, figures: list[float], results: list[Any]) -> dict[str
     """The measured case's result from the timed cells' ``figures`` (CPU
     seconds, or bytes of memory over the level before the cell) and their
     probes' ``results`` (each a list of one case's dict)."""
+    if len(figures) != len(plan.timed):  # the grader's own figures: a mismatch is a bug here, not the kernel's doing
+        raise ValueError(f"decide: {len(figures)} figures {figures!r} for {len(plan.timed)} timed cells")
     cases = [r[0] if isinstance(r, list) and len(r) == 1 else None for r in results]
     reached = _reached(cases)
-    if len(cases) != len(plan.timed) or len(figures) != len(plan.timed):
+    if len(cases) != len(plan.timed):
         return {"measured": f"the measured calls on {plan.size} did not report back", "reached": reached}
     for case, (_, _, expected) in zip(cases, plan.timed):
         if not isinstance(case, dict):
