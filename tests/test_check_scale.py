@@ -24,6 +24,7 @@ from bpe_lab.grading.check.scale import (
     chunk_boundaries,
     chunk_counts,
     held_limit,
+    long_text,
     merged_counts,
     stream_ids,
     stream_tokenizer,
@@ -412,3 +413,30 @@ def test_a_delegating_submission_scores_zero_on_each_task_and_names_the_function
     for gid, (_, path) in DELEGATED.items():
         assert tasks[gid].points == 0, tasks[gid]
         assert path in tasks[gid].message, tasks[gid].message
+
+
+def test_at_home_held_by_counts_what_a_stream_reads_and_holds():
+    """``MeteredText.held_by``, the hidden case the grader measures itself:
+    at home it answers from the metered file's own counts."""
+    whole = "lambda t, f, b: iter(t.encode(f.read()))"
+    assert MeteredText.held_by(lambda t, f, b: stream_ids(t, f, b)) == "bounded"
+    assert MeteredText.held_by(eval(whole)) == "read 120090 characters at once (at most 4096)"  # noqa: S307 - ours
+
+    def keeps(tokenizer, f, block):
+        blocks = []
+        while block_text := f.read(block):
+            blocks.append(block_text)
+        return iter(tokenizer.encode("".join(blocks)))
+
+    assert MeteredText.held_by(keeps) == "held 120300 bytes (at most 32768)"
+    assert MeteredText.held_by(lambda t, f, b: iter(t.encode(f.read(b)))) == "wrong ids"
+    with pytest.raises(ValueError, match="held_by: block_chars must be a positive int, not 0"):
+        MeteredText.held_by(lambda t, f, b: stream_ids(t, f, b), 0)
+
+
+def test_the_long_text_is_copies_of_one_unit_held_at_four_bytes_a_character():
+    unit = long_text(1)
+    assert len(unit) == 4003 and long_text(3) == unit * 3 and long_text(0) == ""
+    assert max(map(ord, unit)) > 0xFFFF  # outside the BMP: a str of it takes 4 bytes a character
+    with pytest.raises(ValueError, match="long_text: copies must be an int of 0 or more, not -1"):
+        long_text(-1)

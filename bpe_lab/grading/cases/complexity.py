@@ -6,9 +6,56 @@ sends back its arguments too, so that generated cases are judged as the
 fixed ones are:
 ``(lambda w, c, i: (merge_indexed(w, c, i, pair), w, c, i))(words, counts, index)``.
 The references are ``check.complexity``'s (``recount_deltas``,
-``index_words``, ``merge_in_index``) and ``learn_merges``; what a kernel-side
-instrument measures (``check.work_growth``, the reads of ``merge_indexed``)
-stays with the fixed cases: a value cannot show it.
+``index_words``, ``merge_in_index``) and ``learn_merges``.
+
+What a value cannot show, whether ``merge_indexed`` touches only the words
+``index[pair]`` names and whether ``train_indexed``'s work grows with its
+merges rather than with corpus x merges, the fixed cases ask with
+``check.work_growth(FN, TASK)``. In the kernel that counts operations on
+traced words, which a submission can forge; so the grader plans its own
+measurement of those calls (``MEASURED``, run by ``run.measure``): an
+untimed cell builds the chapter's core words (``check.instruments.core_words``,
+166 words whose first 40 merges all count 12 or more) alone and with
+``FILLERS`` words of two symbols of their own (each pair counted once, so
+no merge ever involves them), and timed cells run the learner's function:
+
+- ``merge_indexed``: the core's first ``MERGES`` (100) merges, one call each, on
+  the core alone and on the core with the fillers. A local merge does the
+  same work on both (the same words, listed by the same ``index[pair]``);
+  one that visits every word pays for each filler in every call.
+- ``train_indexed``: ``TRAIN_MERGES`` (10 and 60) merges on both corpora;
+  the verdict is the large corpus's extra cost of 50 more merges less the
+  small one's. A local trainer pays for the fillers once (its index and
+  heap) whatever the merges; a recount or a scan pays for them in every
+  round. (Every core pair counts 3 or more, every filler pair 1: no
+  filler pair is ever the best.)
+
+The weighted CPU seconds must stay under ``BOUND``. Each timed call also
+sends back its value, which must be the reference's on the core alone
+(the fillers change nothing).
+
+**The margins.** ``/proc`` counts CPU time in ticks of 10 ms, so two
+readings around a cell are good to about 20 ms, and a sum of two or four
+cells' figures to some 40 ms (ipykernel's own threads add a few ms). A
+local answer's weighted sum is that noise: the work it does grows with
+the words it touches, the same on both corpora, and the garbage collector
+is off during the calls and the corpora frozen out of its reach (a full
+collection's cost follows the objects the kernel holds). ``BOUND`` is 12
+ticks: three times the noise, so a local answer stays under it however
+loaded the machine (CPU time, unlike wall time, does not count the time
+a loaded machine keeps the kernel waiting). A merge that visits every word
+does ``MERGES`` x ``FILLERS`` = 20,000,000 word visits more: even the
+cheapest Python loop over them (one set lookup per visit) spends dozens
+of ticks, a scan for the pair (``pair in zip(...)``) many times more. A
+trainer that recounts or scans every word in each of 50 more rounds does
+5,000,000 visits more, each looking at a word's symbols: dozens of ticks
+again, hundreds for a recount. A slower machine is slower at all of it:
+the wrong answers' sums grow, a local one's stays noise.
+``tests/test_grading_measured.py`` runs the decision several times on a
+loaded machine.
+What it does not catch: work at C speed over the list's pointers alone (a
+``list(words)`` copy in each call, a ``max`` without a key: a few ns an
+item), which the traced words' hint names to a learner at home.
 
 >>> from bpe_lab.grading.cases.generators import GENERATORS
 >>> call = GENERATORS["04_complexity_merge_indexed"].source
@@ -18,14 +65,28 @@ stays with the fixed cases: a value cannot show it.
 
 from __future__ import annotations
 
+import ast
+import functools
 import random
 from typing import Any
 
 from bpe_lab.core.train import count_pairs
 from bpe_lab.core.train_fast import learn_merges
 from bpe_lab.core.words import merge_symbols
-from bpe_lab.grading.cases.generators import Args, Corpus, Pair, draw, random_corpus, random_symbols_and_pair, register
+from bpe_lab.grading.cases.generators import (
+    MEASURED,
+    Args,
+    Corpus,
+    Measured,
+    Pair,
+    draw,
+    random_corpus,
+    random_symbols_and_pair,
+    register,
+)
 from bpe_lab.grading.check.complexity import index_words, merge_in_index, recount_deltas
+from bpe_lab.grading.check.instruments import core_words
+from bpe_lab.grading.parsing import parse
 
 __all__: list[str] = []  # it registers its generators, and exports nothing
 
@@ -104,3 +165,137 @@ def _train_indexed(words: Words, num_merges: int) -> list[Any]:
 @register("04_complexity_train_indexed", _train_indexed)
 def _train_indexed_inputs(rng: random.Random) -> list[Args]:
     return draw(lambda: (_words(rng), rng.randint(1, 12)))
+
+
+# ------------------------------------------------ measured: work that must not grow with the corpus
+
+#: Filler words beside the core for ``merge_indexed``, and the core's merges it makes, one call each.
+FILLERS, MERGES = 200_000, 100
+#: Filler words for ``train_indexed``, and its (fewer, more) merges.
+TRAIN_FILLERS, TRAIN_MERGES = 100_000, (10, 60)
+#: CPU seconds (12 ticks of ``/proc``'s 10 ms) the weighted sum may reach: see the module's docstring.
+BOUND = 0.12
+#: The fillers' symbols: two ranges of Han characters, so each filler's one pair is its own.
+_SIDE = 512
+
+_SETUP = """import gc as __bpe_lab_gc
+def __bpe_lab_indexed(words):
+    counts, index = {{}}, {{}}
+    for i, (symbols, freq) in enumerate(words):
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+            index.setdefault(pair, set()).add(i)
+    return words, counts, index
+__bpe_lab_core = {core}
+__bpe_lab_fillers = [((chr(0x4E00 + k % {side}), chr(0x4E00 + {side} + k // {side})), 1) for k in range({fillers})]
+__bpe_lab_small = {small}
+__bpe_lab_large = {large}
+del __bpe_lab_core, __bpe_lab_fillers, __bpe_lab_indexed
+__bpe_lab_gc.collect()
+__bpe_lab_gc.freeze()
+"""
+#: Frees what the setup made, whatever the timed cells did (the garbage collector back on).
+CLEANUP = """__bpe_lab_small = __bpe_lab_large = None
+del __bpe_lab_small, __bpe_lab_large
+__bpe_lab_gc.enable()
+__bpe_lab_gc.unfreeze()
+__bpe_lab_gc.collect()
+del __bpe_lab_gc
+"""
+
+
+def _no_gc(call: str) -> str:
+    """``call`` with the garbage collector off (as ``timeit`` runs): a full
+    collection's cost follows every object the kernel holds, not the call."""
+    return f"(lambda g: (g.disable(), {call}, g.enable())[1])(__import__('gc'))"
+
+
+def _work_call(call: str) -> tuple[str, str] | None:
+    """(the function, "train" or "merge") of ``check.work_growth(NAME[, TASK])``, or None."""
+    try:
+        node = parse(call, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (
+        isinstance(node, ast.Call)
+        and ast.unparse(node.func) == "check.work_growth"
+        and not node.keywords
+        and 1 <= len(node.args) <= 2
+        and isinstance(node.args[0], ast.Name)
+    ):
+        return None
+    task = node.args[1].value if len(node.args) == 2 and isinstance(node.args[1], ast.Constant) else "train"
+    if len(node.args) == 2 and not isinstance(node.args[1], ast.Constant) or task not in ("train", "merge"):
+        return None
+    return node.args[0].id, str(task)
+
+
+@functools.cache
+def _merged_core() -> tuple[list[Pair], Any, list[Pair]]:
+    """The core's first ``MERGES`` merges, what ``merge_indexed`` must
+    leave (the changed pairs of each call, the words, the counts and index
+    of every pair the core ever held), and those pairs."""
+    words = core_words()
+    pairs = learn_merges(dict(words), MERGES, tie_break="lexicographic")
+    merged, (counts, index) = list(words), index_words(words)
+    keys = set(counts)
+    changed = []
+    for pair in pairs:
+        changed.append(merge_in_index(merged, counts, index, pair))
+        keys |= set(counts)
+    ordered = sorted(keys)
+    return pairs, (changed, merged, {p: counts.get(p) for p in ordered}, {p: index.get(p) for p in ordered}), ordered
+
+
+def _merge_plan(name: str) -> Measured:
+    pairs, expected, keys = _merged_core()
+    words = core_words()
+    call = (
+        f"(lambda w, c, i: ([{name}(w, c, i, p) for p in {pairs!r}], w[:{len(words)}], "
+        f"{{p: c.get(p) for p in {keys!r}}}, {{p: i.get(p) for p in {keys!r}}}))"
+    )
+    setup = _SETUP.format(
+        core=repr(words),
+        side=_SIDE,
+        fillers=FILLERS,
+        small="__bpe_lab_indexed(list(__bpe_lab_core))",
+        large="__bpe_lab_indexed(__bpe_lab_core + __bpe_lab_fillers)",
+    )
+    timed = (
+        (_no_gc(f"{call}(*__bpe_lab_small)"), -1, expected),
+        (_no_gc(f"{call}(*__bpe_lab_large)"), 1, expected),
+    )
+    size = f"{MERGES} merges on the core's {len(words)} words, alone and with {FILLERS:,} more"
+    return Measured("cpu", setup, timed, CLEANUP, BOUND, size, "too slow: the work grew with the corpus", "flat")
+
+
+def _train_plan(name: str) -> Measured:
+    words = core_words()
+    setup = _SETUP.format(
+        core=repr(words),
+        side=_SIDE,
+        fillers=TRAIN_FILLERS,
+        small="list(__bpe_lab_core)",
+        large="__bpe_lab_core + __bpe_lab_fillers",
+    )
+    fewer, more = TRAIN_MERGES
+    timed = tuple(
+        (_no_gc(f"{name}(list(__bpe_lab_{corpus}), {merges})"), sign, _train_indexed(words, merges))
+        for merges, corpus, sign in ((fewer, "large", -1), (fewer, "small", 1), (more, "large", 1), (more, "small", -1))
+    )
+    size = f"{fewer} and {more} merges on {len(words)} words, alone and with {TRAIN_FILLERS:,} more"
+    return Measured(
+        "cpu", setup, timed, CLEANUP, BOUND, size, "too slow: the work grew with the corpus times the merges", "flat"
+    )
+
+
+def _work_plan(call: str) -> Measured | None:
+    """The measured plan of a ``check.work_growth`` call, or None."""
+    found = _work_call(call) if call.startswith("check.work_growth(") else None
+    if found is None:
+        return None
+    name, task = found
+    return _merge_plan(name) if task == "merge" else _train_plan(name)
+
+
+MEASURED.append(_work_plan)

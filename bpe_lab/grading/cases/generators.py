@@ -60,6 +60,8 @@ __all__ = [
     "trained_on",
     "tokenizer_of",
     "tokenizer_source",
+    "Measured",
+    "MEASURED",
 ]
 
 
@@ -115,6 +117,37 @@ def register(
         return inputs
 
     return add
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A hidden case whose verdict the grader measures itself, around cells
+    it runs in the kernel (``run.measure``), instead of taking a figure the
+    kernel reports: ``setup`` (untimed) builds the inputs, each of ``timed``
+    (one cell each) is a call, its weight in the difference, and the value
+    it must give; ``cleanup`` (untimed) frees what ``setup`` made.
+
+    ``kind``: ``"cpu"`` (the weighted sum of the timed cells' CPU seconds,
+    the kernel's whole process tree, must stay under ``bound``) or
+    ``"memory"`` (the tree's resident memory while each timed cell runs,
+    over its level before the cell, must stay under ``bound`` bytes).
+    ``size`` names the input as feedback shows it, ``mistake`` the kind of
+    mistake going over the bound is, and ``passed`` is the value the case's
+    call stands for when it passes (``'flat'``)."""
+
+    kind: str
+    setup: str
+    timed: tuple[tuple[str, int, Any], ...]
+    cleanup: str
+    bound: float
+    size: str
+    mistake: str
+    passed: Any
+
+
+#: What makes a hidden call's measured plan: each planner gives the plan of
+#: a call it knows (None for any other); a chapter's module adds its own.
+MEASURED: list[Callable[[str], Measured | None]] = []
 
 
 # ------------------------------------------------------------ shared inputs

@@ -10,10 +10,40 @@ each raised to the grader's bound (``max(f.most_held, LIMIT)``): equal to
 the bound when within it, the figure itself when over. The references are
 ``check.scale``'s (``chunk_boundaries``, ``chunk_counts``,
 ``merged_counts``, ``held_limit``) and ``Tokenizer.encode``.
+
+Those two figures are ``MeteredText``'s, counted in the kernel: a
+submission can forge them. So the last generated case is one the grader
+measures itself, the same for everyone: ``check.MeteredText.held_by(encode_stream, 4096)``
+(which counts the same way at home), planned here (``MEASURED``) and run
+by ``run.measure``. An untimed cell writes ``COPIES``
+copies of ``check.scale.long_text``'s unit (4,003 characters of the docs
+and a smiley) into a file in the kernel's folder, 3.6 million characters
+that Python keeps at 4 bytes each (the smiley lies outside the Basic
+Multilingual Plane), 14 MB as a str; the timed cell streams the file
+through the learner's function with ``check.scale.BLOCK`` characters a
+read, counting and hashing the ids as they come (the call holds none of
+them); the grader samples the kernel tree's resident memory meanwhile.
+The peak over the level before the cell must stay under ``HELD_BOUND``
+(4 MB), and the count and hash must be those of ``Tokenizer.encode`` of
+the whole text.
+
+**The margins.** A streaming encoder holds a block and what is left of
+the one before: some tens of KB, and what Python's allocator keeps around
+them (it takes memory from the system in arenas of up to 1 MB). Reading
+the text whole holds its 14 MB for as long as the encoding takes, keeping
+all its pre-tokens (a str each) some 50 MB more, and encoding it whole
+more again: each from three to dozens of times the bound. A look at the
+memory scans ``/proc`` every ``run.measure.SAMPLE`` seconds; the encoding
+takes far longer than that on any machine, so a held copy is seen.
+What it does not catch: memory taken from the system before the cell and
+kept resident (a heap grown on purpose and reused), code written to dodge
+the measurement.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import random
 from typing import Any
 
@@ -21,8 +51,11 @@ import regex
 
 from bpe_lab.core.corpora import python_docs
 from bpe_lab.grading.cases.generators import (
+    CASES_PER_TASK,
+    MEASURED,
     SPECIAL_SETS,
     Args,
+    Measured,
     draw,
     mix,
     register,
@@ -30,7 +63,7 @@ from bpe_lab.grading.cases.generators import (
     tokenizer_source,
     trained_on,
 )
-from bpe_lab.grading.check.scale import chunk_boundaries, chunk_counts, held_limit, merged_counts
+from bpe_lab.grading.check.scale import BLOCK, chunk_boundaries, chunk_counts, held_limit, long_text, merged_counts
 
 __all__: list[str] = []  # it registers its generators, and exports nothing
 
@@ -150,7 +183,18 @@ def _encode_stream(tail: dict[int, bytes], merges: list[tuple[bytes, bytes]], te
     return tokenizer.encode(text), block, held_limit(tokenizer, text, block)
 
 
+#: The inputs of the generated case the grader measures itself (``_held_plan``): always the same.
+_HELD: Args = ("held_by",)
+
+
+def _stream_reference(*args: Any) -> Any:
+    """``_encode_stream``, or ``"bounded"`` for the measured case."""
+    return "bounded" if args == _HELD else _encode_stream(*args)
+
+
 def _encode_stream_call(name: str, args: Args) -> str:
+    if args == _HELD:
+        return f"check.MeteredText.held_by({name}, {BLOCK})"  # its arguments: no message holds them
     tail, merges, text, block = args
     limit = _encode_stream(tail, merges, text, block)[2]
     return (
@@ -159,7 +203,7 @@ def _encode_stream_call(name: str, args: Args) -> str:
     )
 
 
-@register("08_scale_encode_stream", _encode_stream, _encode_stream_call)
+@register("08_scale_encode_stream", _stream_reference, _encode_stream_call)
 def _encode_stream_inputs(rng: random.Random) -> list[Args]:
     docs = python_docs()
 
@@ -178,4 +222,74 @@ def _encode_stream_inputs(rng: random.Random) -> list[Args]:
             else None
         )
 
-    return draw(make)
+    return draw(make, CASES_PER_TASK - 1) + [_HELD]  # the first four as before, then the measured one
+
+
+# ------------------------------------------------ measured: a stream that must not hold the whole text
+
+#: Copies of ``long_text``'s unit the measured case streams (3.6 million characters).
+COPIES = 900
+#: Resident bytes the measured call may add over the level before it (see the module's docstring).
+HELD_BOUND = 4 << 20
+#: The file the measured case streams, in the kernel's folder.
+_FILE = "bpe-lab-measured.txt"
+
+_HELD_SETUP = """import gc as __bpe_lab_gc
+__bpe_lab_tokenizer = {tokenizer}
+with open({file!r}, "w", encoding="utf-8") as __bpe_lab_file:
+    for _ in range({copies}):
+        __bpe_lab_file.write({unit!r})
+del __bpe_lab_file
+__bpe_lab_gc.collect()
+"""
+_HELD_CLEANUP = """__bpe_lab_tokenizer = None
+del __bpe_lab_tokenizer
+try:
+    __import__("os").remove({file!r})
+except OSError:
+    pass
+__bpe_lab_gc.collect()
+del __bpe_lab_gc
+"""
+
+
+@functools.cache
+def _long_tokenizer() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]], tuple[int, str]]:
+    """A tokenizer trained on the long text's unit (its vocabulary's tail and
+    merges), and the count and SHA-256 of its ids for the whole long text."""
+    unit = long_text(1)
+    vocab, merges = trained_on(unit, 256 + 200, [])
+    tail = {i: t for i, t in vocab.items() if i >= 256}
+    ids = tokenizer_of(tail, merges, []).encode(long_text(COPIES))
+    digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in ids)).hexdigest()
+    return tail, merges, (len(ids), digest)
+
+
+def _held_plan(call: str) -> Measured | None:
+    """The measured plan of ``check.MeteredText.held_by(NAME, BLOCK)``, or None."""
+    prefix, suffix = "check.MeteredText.held_by(", f", {BLOCK})"
+    name = call[len(prefix) : -len(suffix)] if call.startswith(prefix) and call.endswith(suffix) else ""
+    if not name.isidentifier():
+        return None
+    tail, merges, expected = _long_tokenizer()
+    unit = long_text(1)
+    setup = _HELD_SETUP.format(tokenizer=tokenizer_source(tail, merges, []), file=_FILE, copies=COPIES, unit=unit)
+    timed = (
+        f"(lambda f, h: (sum(1 for i in {name}(__bpe_lab_tokenizer, f, {BLOCK}) "
+        "if h.update(int.to_bytes(i, 4, 'little')) is None), h.hexdigest()))"
+        f"(open({_FILE!r}, encoding='utf-8'), __import__('hashlib').sha256())"
+    )
+    size = f"a file of {COPIES * len(unit):,} characters read {BLOCK} at a time"
+    return Measured(
+        "memory",
+        setup,
+        ((timed, 1, expected),),
+        _HELD_CLEANUP.format(file=_FILE),
+        HELD_BOUND,
+        size,
+        "held the whole text",
+        "bounded",
+    )
+
+
+MEASURED.append(_held_plan)

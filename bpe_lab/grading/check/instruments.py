@@ -24,8 +24,13 @@ sends each call of a traced corpus as text that builds it in the kernel
 ``TracedWords.made``) and gets back, with the value, what the corpus
 recorded (``TracedWords.state``), which it writes into its own copy
 (``TracedWords.restore``) before its check looks. What was recorded is
-measured in the kernel, so it stays the kernel's word (a submission
-could replace these classes); the decision on it is the grader's.
+measured in the kernel, so it stays the kernel's word (a submission can
+replace these classes, read the words' storage, reset the counters): it
+can only cost points there (a failing visible check), never earn them.
+Whether a merge stays local and a trainer's work stays flat is what the
+grader measures itself, as CPU time of the kernel's processes on a corpus
+of many more words (``run.measure``); the counts here are for learners,
+whose hints they give.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ __all__ = [
     "MERGES",
     "FILLERS",
     "FLAT",
+    "core_words",
     "traced_corpus",
     "measure_work",
     "work_growth",
@@ -194,7 +200,7 @@ class TracedSymbol(str):
 
 #: The words every measured corpus shares: chapter 06's English sentences,
 #: three times each, so that 40 merges all have counts of 12 or more.
-def _core_words() -> Words:
+def core_words() -> Words:
     from bpe_lab.core.corpora import parallel_sentences
     from bpe_lab.core.pretokenize import word_frequencies
 
@@ -209,7 +215,7 @@ def traced_corpus(fillers: int) -> TracedWords:
     tally = _Tally()
     symbols = [TracedSymbol(chr(0x4E00 + k), tally) for k in range(3 * fillers)]
     filler: Words = [(tuple(symbols[3 * k : 3 * k + 3]), TracedFreq(1, tally)) for k in range(fillers)]
-    core: Words = [(s, TracedFreq(f, tally)) for s, f in _core_words()]
+    core: Words = [(s, TracedFreq(f, tally)) for s, f in core_words()]
     words = TracedWords(core + filler)
     words.tally, words.made = tally, f"check.traced_corpus({int(fillers)})"
     return words
@@ -246,20 +252,43 @@ def measure_work(run: Callable[[TracedWords, int], object]) -> dict[str, float]:
 FLAT = 2.0
 
 
-def work_growth(fn: Callable[[Words, int], list[Pair]]) -> str:
-    """``"flat"`` when ``fn(words, num_merges)``'s work per word does not grow
-    with the number of merges (the hidden tests call this).
+def work_growth(fn: Callable[..., Any], task: str = "train") -> str:
+    """``"flat"`` when ``fn``'s work does not grow with words it has no
+    reason to look at (the hidden tests call this). ``task="train"``:
+    ``fn(words, num_merges)``, whose work per word must not grow with the
+    number of merges; ``task="merge"``: ``fn(words, counts, index, pair)``
+    (``merge_indexed``), which must read only the words ``index[pair]``
+    lists.
 
     The counts come from the traced objects inside the kernel that runs
-    ``fn``, so a submission could forge them (replace this function); the
-    value still means something: forging it takes code written to tamper
-    with the grading, the merges are checked apart as values in the grader's
-    process, and they cannot come from the package's incremental trainer
-    (``train_fast``, ``learn_merges``): the guard and the grader's run
-    without them stop that. ``merge_indexed``'s locality is checked as
-    values too (its hidden test hands it a word that holds the pair but
-    that ``index[pair]`` does not list: a scan merges it, a local merge
-    does not)."""
-    growth = measure_work(lambda words, merges: fn(words, merges))  # type: ignore[arg-type]
+    ``fn``, so a submission could forge them (replace this function, or
+    reset the counters): the grader does not believe this value. It
+    measures the same property itself, from the CPU time of the kernel's
+    processes around calls on a corpus of many more words
+    (``run.measure``, ``cases.complexity``), and this call stands for that
+    measured verdict there. At home (and under nbgrader) the counts are
+    what answers, with a hint saying which operation grew."""
+    if task == "merge":
+        return _merge_reads(fn)
+    if task != "train":
+        raise ValueError(f"work_growth: task must be 'train' or 'merge', not {task!r}")
+    growth = measure_work(lambda words, merges: fn(words, merges))
     total = sum(growth.values())
     return "flat" if total <= FLAT else f"grows: {total:.0f} more operations per word over 30 more merges"
+
+
+def _merge_reads(fn: Callable[..., Any]) -> str:
+    """``"flat"`` when ``fn(words, counts, index, pair)`` read and wrote only
+    the words ``index[pair]`` lists, on the core words with 200 fillers."""
+    words = traced_corpus(FILLERS[0])
+    counts: dict[Pair, int] = {}
+    index: dict[Pair, set[int]] = {}
+    for i, (symbols, freq) in enumerate(words.plain()):
+        for pair in zip(symbols, symbols[1:]):
+            counts[pair] = counts.get(pair, 0) + int(freq)
+            index.setdefault(pair, set()).add(i)
+    pair = max(counts, key=lambda p: (counts[p], p))
+    listed = set(index[pair])
+    fn(words, counts, index, pair)
+    stray = {*words.read, *words.written} - listed
+    return "flat" if not stray else f"grows: it read {len(stray)} words that index[pair] does not list"

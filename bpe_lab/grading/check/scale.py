@@ -25,9 +25,11 @@ the usual mistakes to recognise them:
   is allowed, and right). The two figures are measured in the kernel, so
   they remain the kernel's word: they are read-only properties, but a
   submission that patches ``MeteredText`` (or its private counters) can
-  report a bounded memory it did not keep. That is the one thing this task
-  grades that a hostile kernel can forge; it costs deliberate tampering,
-  which the similarity report and a person reading the code can see.
+  report a bounded memory it did not keep. So the grader's last generated
+  case, ``MeteredText.held_by(encode_stream, 4096)`` (which counts the same way
+  at home), is decided by what the grader measures itself: the kernel's
+  resident memory while the learner's function streams a text of some
+  megabytes from a file (``run.measure``, ``cases.scale``).
 
 Counting chunk by chunk and adding the counts gives the whole text's counts
 exactly when no cut splits a pre-token or a special token:
@@ -55,6 +57,9 @@ if TYPE_CHECKING:
     from bpe_lab.bytelevel.tokenizer import Tokenizer
 
 __all__ = [
+    "BLOCK",
+    "LONG_TEXT",
+    "long_text",
     "chunk_boundaries",
     "chunk_counts",
     "merged_counts",
@@ -446,6 +451,56 @@ class MeteredText:
             self._given += len(tokenizer.vocab.get(i, b"")) if isinstance(i, int) else 0
         self._held = max(self._held, self._read - self._given)
         return out
+
+    @staticmethod
+    def held_by(fn: Callable[[Any, Any, int], Iterable[int]], block_chars: int = 4096) -> str:
+        """``"bounded"`` when ``fn(tokenizer, f, block_chars)`` encodes a long
+        text (``LONG_TEXT`` copies of ``long_text``'s unit) reading at most
+        ``block_chars`` characters at once and holding at most two blocks' bytes
+        (4 a character) read but not yet given back as ids: a block and
+        what is left of the one before (the grader's generated cases call
+        this; it calls no answer of the task, so the guard lets it run).
+
+        At home (and under nbgrader) the figure is this object's own count.
+        A grading kernel's count is the kernel's word, so there the grader
+        does not believe it: it samples the kernel's resident memory itself
+        while the learner's function streams a text of some megabytes from a
+        file (``run.measure``, ``cases.scale``), and this call stands for that
+        measured verdict."""
+        from bpe_lab.bytelevel.tokenizer import Tokenizer
+
+        tokenizer, text = Tokenizer.byte_level(), long_text(LONG_TEXT)
+        f = MeteredText(text)
+        if not (isinstance(block_chars, int) and block_chars > 0):
+            raise ValueError(f"held_by: block_chars must be a positive int, not {block_chars!r}")
+        ids = f.drain(tokenizer, fn(tokenizer, f, block_chars))
+        if ids != tokenizer.encode(text):
+            return "wrong ids"
+        if f.largest_read > block_chars:
+            return f"read {f.largest_read} characters at once (at most {block_chars})"
+        limit = 2 * 4 * block_chars
+        return "bounded" if f.most_held <= limit else f"held {f.most_held} bytes (at most {limit})"
+
+
+#: The block size the grader's measured case reads with (``MeteredText.held_by``'s default).
+BLOCK = 4096
+#: How many copies of ``long_text``'s unit ``MeteredText.held_by`` streams at home.
+LONG_TEXT = 30
+
+
+def long_text(copies: int) -> str:
+    """``copies`` copies of 4,000 characters of the Python docs, a smiley and
+    a newline (the smiley lies outside the Basic Multilingual Plane: Python
+    keeps such a text at 4 bytes a character, so a copy of it held shows in
+    memory).
+
+    >>> len(long_text(2)), long_text(1)[-3:-1]
+    (8006, ' 🙂')
+    """
+    if not (isinstance(copies, int) and copies >= 0):
+        raise ValueError(f"long_text: copies must be an int of 0 or more, not {copies!r}")
+    unit = _docs().decode("utf-8")[:4000] + " \U0001f642\n"
+    return unit * copies
 
 
 def stream_ids(tokenizer: Tokenizer, f: Any, block_chars: int) -> Iterator[int]:

@@ -22,6 +22,11 @@ Every dict also says which forbidden functions were ``reached``. All of it
 is the kernel's word: the grader believes it only where it costs points
 (``judge``).
 
+A call a chapter measures (``measure``: ``check.work_growth(...)``) runs
+in the probe as any other, and is marked after it with one comment line:
+the sandbox then runs that case's cells, measures them from the host, and
+puts its own verdict in that case's place.
+
 **What the kernel keeps of the calls.** The learner's code sees each call's
 inputs while it runs, as it must; afterwards the cell's text is gone: the
 sandbox sends every cell with ``store_history=False`` (nothing in ``In``,
@@ -37,6 +42,7 @@ every new submission (``cases``).
 from __future__ import annotations
 
 from bpe_lab.grading.check.hidden import MAX_REPR
+from bpe_lab.grading.run.measure import marks, plan_of
 from bpe_lab.grading.run.sandbox import RESULT_MIME
 
 __all__ = ["MAX_REPR", "FORGET_CELL", "probe_source"]
@@ -96,4 +102,9 @@ def probe_source(calls: list[str], forbid: tuple[str, ...] | list[str]) -> str:
     True
     """
     lambdas = ",\n        ".join(f"lambda: ({call})" for call in calls)
-    return FORGET_CELL + _PROBE.format(cases=lambdas, mime=RESULT_MIME, forbid=list(forbid))
+    timed = {
+        number: [probe_source([call], forbid) for call, _, _ in plan.timed]
+        for number, call in enumerate(calls)
+        if (plan := plan_of(call)) is not None
+    }
+    return FORGET_CELL + _PROBE.format(cases=lambdas, mime=RESULT_MIME, forbid=list(forbid)) + marks(calls, timed)

@@ -23,6 +23,13 @@ What the grader needs from a kernel, and why each piece is here:
   (``kernel_env``): no course salt, nothing the instructor exported.
 - **Nothing left running.** Whatever the kernel started is killed when
   its cells are done (``reaper``).
+- **Measured cases.** A probe cell that marks a case the grader measures
+  itself (``measure``) is followed by that case's cells: an untimed setup,
+  timed cells around which the grader reads the kernel tree's CPU time or
+  samples its memory from ``/proc``, an untimed cleanup; the grader's
+  verdict replaces what the kernel said for the case. A timed cell that
+  times out or kills the kernel fails that case alone, and the kernel is
+  restarted as after any crash.
 - **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
   ``SIGKILL``, out of memory) a new kernel replays the replayable cells that
   had worked, and the run continues with the next cell.
@@ -53,6 +60,7 @@ import nbformat
 from bpe_lab.grading.run import wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
 from bpe_lab.grading.run.jail import Confinement
+from bpe_lab.grading.run.measure import Measured, PeakMemory, cpu_seconds, decide, planned
 from bpe_lab.grading.run.reaper import MARK, new_token, reap
 from bpe_lab.grading.run.relay import Relay
 from bpe_lab.grading.run.relay import available as relay_available
@@ -277,6 +285,13 @@ class _Kernel:
             )
         await self.client.async_start_new_kernel_client()
 
+    @property
+    def root(self) -> int | None:
+        """The pid of the kernel's first process (in the sandbox, bubblewrap's), None before it starts."""
+        if self.client is None or self.client.km is None:
+            return None
+        return getattr(self.client.km.provisioner, "pid", None)
+
     def _stopped(self, reason: str) -> None:
         self.over_budget = reason
 
@@ -394,13 +409,14 @@ async def run_cells(
         await kernel.start()
         for cell in cells:
             outcome = await kernel.run(cell.source, cell.results)
+            broken = await _measure(kernel, cell, outcome)
             outcomes.append(outcome)
             if outcome.status == "ok" and cell.replay:
                 replay.append(cell.source)
             if outcome.status == "not run":
                 stopped = outcome.error
                 break
-            if outcome.status in ("timeout", "dead"):
+            if outcome.status in ("timeout", "dead") or broken:
                 restarts += 1
                 stopped = (
                     "not run: too many kernel restarts" if restarts > _MAX_RESTARTS else await _restart(kernel, replay)
@@ -417,6 +433,63 @@ async def run_cells(
         await kernel.stop()
         await asyncio.to_thread(reap, kernel.token)  # what the kernel started, and a kernel that would not stop
     return outcomes + [Outcome("not run", stopped or "not run") for _ in cells[len(outcomes) :]]
+
+
+async def _measure(kernel: _Kernel, cell: Cell, outcome: Outcome) -> bool:
+    """Run the measured cases ``cell``'s probe marks (``measure``) and put
+    the grader's verdict on each in ``outcome``; True when a timed cell
+    timed out or the kernel died (it must be restarted)."""
+    if not (cell.results and outcome.status == "ok" and outcome.results and isinstance(outcome.results[0], list)):
+        return False
+    cases: list[Any] = outcome.results[0]
+    for slot, plan, timed in planned(cell.source):
+        verdict, broken = await _measured(kernel, plan, timed)
+        if 0 <= slot < len(cases):
+            cases[slot] = verdict
+        if broken:
+            return True
+    return False
+
+
+async def _measured(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dict[str, Any], bool]:
+    """One measured case: its setup, its timed cells measured, its cleanup
+    (whatever came before, unless the kernel is gone: what the setup made
+    must not weigh on the cells after it); the case's result and whether
+    the kernel must be restarted."""
+    verdict, broken = await _timed(kernel, plan, timed)
+    if not broken:
+        cleanup = await kernel.run(plan.cleanup)
+        broken = cleanup.status in ("timeout", "dead")
+    return verdict, broken
+
+
+async def _timed(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dict[str, Any], bool]:
+    """A measured case's setup and timed cells: its result, and whether the kernel must be restarted."""
+    setup = await kernel.run(plan.setup)
+    if setup.status != "ok":
+        why = f"the grader could not build {plan.size}: {setup.error[:200]}"
+        return {"measured": why}, setup.status in ("timeout", "dead")
+    figures: list[float] = []
+    results: list[Any] = []
+    for source in timed:
+        root = kernel.root
+        if root is None:
+            return {"measured": "the grader could not measure this case (no kernel process to look at)"}, False
+        if plan.kind == "memory":
+            with PeakMemory(root) as memory:
+                ran = await kernel.run(source, results=True)
+            figure = float(memory.grew)
+        else:
+            before = await asyncio.to_thread(cpu_seconds, root)
+            ran = await kernel.run(source, results=True)
+            figure = await asyncio.to_thread(cpu_seconds, root) - before
+        if ran.status == "timeout":
+            return {"measured": f"too slow: it ran past the time limit on {plan.size}"}, True
+        if ran.status != "ok":
+            return {"measured": f"{ran.error[:200]} (on {plan.size})"}, ran.status == "dead"
+        figures.append(figure)
+        results.append(ran.results[0] if len(ran.results) == 1 else None)
+    return decide(plan, figures, results), False
 
 
 async def _restart(kernel: _Kernel, replay: list[str]) -> str:

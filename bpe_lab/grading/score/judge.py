@@ -23,7 +23,9 @@ gives an unchanged answer cell 0).
 **What a message may say.** Feedback goes back to the learner, so a failed
 case is shown by its input (the call, which the grader wrote) and the kind
 of mistake: a wrong value, a wrong type, an exception raised, too slow, not
-written yet. Never a property of the expected value (its length, prefix,
+written yet; a case the grader measured itself (``measure``), by the size
+of its input and what the measurement showed ("too slow: the work grew
+with the corpus"). Never a property of the expected value (its length, prefix,
 keys, the position of the first difference): over resubmissions those
 would rebuild the answer. Nor the learner's own value: they can run the
 call themselves, and what the kernel sends back is theirs to fill with
@@ -175,6 +177,8 @@ def _case_failure(number: int, case: HiddenCase, result: Any, hidden: list[str])
         return f"{label} returned {_a(kind)}, not plain data (lists, tuples, dicts, str, bytes, numbers){hint}"
     if "too_large" in result:
         return f"{label} returned a value too large to check (over {MAX_REPR} characters written out)"
+    if "measured" in result:  # the grader's own verdict on a case it measured (``measure``): its size and the mistake
+        return f"{label}: {learner_line(str(result['measured']), hidden, 300)}"
     text = str(result.get("repr"))
     if len(text) > MAX_REPR:  # the probe stops at MAX_REPR: a longer text is forged, and parsing it costs gigabytes
         return f"{label}: the kernel reported {len(text)} characters, more than a value may have ({MAX_REPR})"

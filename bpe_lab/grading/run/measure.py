@@ -1,0 +1,213 @@
+"""Figures the grader measures itself, around cells it runs: CPU time, resident memory.
+
+What this adds over ``probe`` (values the kernel sends back) and ``budget``
+(the kernel's processes watched against limits): verdicts that rest on no
+figure the kernel reports. Whether a merge touches only the words its index
+names, or a trainer's work grows with corpus x merges, a kernel could tell
+by counting its own operations (``check.instruments``), and a submission
+could forge those counts. So for a hidden call a chapter knows how to
+measure (``cases.generators.MEASURED``: its ``Measured`` plan), the grader
+runs cells of its own after the probe's and measures them from the host:
+
+- ``cpu``: the CPU time of the kernel's whole process tree (``budget``'s
+  ``descendants``: utime + stime of every process, and the cutime + cstime
+  of the children they reaped), read from ``/proc`` before and after each
+  timed cell. The plan weighs the cells (+1, -1): a difference of two
+  corpora, so that what both share (the call, the probe's own work) cancels.
+- ``memory``: the tree's resident memory (RSS summed, as ``budget`` counts
+  it), sampled while a timed cell runs; the peak over the level just
+  before the cell must stay under the plan's bound.
+
+The probe marks such a call with one comment line (``MARK`` and JSON: its
+case's number, the call, the timed cells' probe sources); ``planned`` reads
+those lines back, and ``plan_of`` makes the plan again from the call (in
+this process: its expected values never reach the kernel). ``decide`` turns
+the figures and the timed cells' results into the case's result, which
+replaces whatever the kernel's probe said for that case: ``{"repr":
+PASSED}`` when every value is right and the figure within its bound, else
+``{"measured": WHY}`` naming the input's size and the kind of mistake
+(never an expected value). A figure never comes from the kernel, a value
+does, as every probe's value does, and is compared here.
+
+What escapes: work handed to a process outside the tree (none can be, in
+the sandbox: every process is a descendant of the pid namespace's first),
+or to a thread that goes on after the timed cell (code written to dodge the
+measurement: the call's value must be right when it returns).
+
+>>> plan = Measured("cpu", "", (("f(1)", -1, 1), ("f(2)", 1, 1)), "", 0.15, "9 words",
+...                 "too slow: the work grew with the corpus", "flat")
+>>> decide(plan, [0.30, 0.32], [[{"repr": "1"}], [{"repr": "1"}]])
+{'repr': "'flat'", 'reached': []}
+>>> decide(plan, [0.30, 0.90], [[{"repr": "1"}], [{"repr": "1"}]])["measured"]
+'too slow: the work grew with the corpus (9 words)'
+>>> decide(plan, [0.30, 0.32], [[{"repr": "1"}], [{"repr": "2"}]])["measured"]
+'returned a wrong value on 9 words'
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from bpe_lab.grading.cases.chapters import GENERATORS  # noqa: F401 - every chapter's module imported: MEASURED filled
+from bpe_lab.grading.cases.generators import MEASURED, Measured
+from bpe_lab.grading.check.hidden import MAX_REPR, same
+from bpe_lab.grading.run.budget import descendants
+
+__all__ = [
+    "MARK",
+    "SAMPLE",
+    "Measured",
+    "plan_of",
+    "marks",
+    "planned",
+    "cpu_seconds",
+    "rss_bytes",
+    "PeakMemory",
+    "decide",
+]
+
+#: Begins the comment line that marks a measured case in a probe's source.
+MARK = "#%bpe-lab-measure "
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+@functools.lru_cache(maxsize=64)
+def plan_of(call: str) -> Measured | None:
+    """The measured plan of a hidden ``call``, or None when no chapter measures it."""
+    for planner in MEASURED:
+        plan = planner(call)
+        if plan is not None:
+            return plan
+    return None
+
+
+def marks(calls: list[str], timed: dict[int, list[str]]) -> str:
+    """The lines that mark ``calls``' measured cases (``timed``: case number ->
+    its timed cells' sources, as the probe writes them)."""
+    lines = [
+        MARK + json.dumps({"slot": slot, "call": calls[slot], "timed": cells}) for slot, cells in sorted(timed.items())
+    ]
+    return "".join(f"\n{line}" for line in lines)
+
+
+def planned(source: str) -> list[tuple[int, Measured, list[str]]]:
+    """The measured cases a probe's ``source`` marks: (case number, plan, timed cells)."""
+    found = []
+    for line in source.splitlines():
+        if not line.startswith(MARK):
+            continue
+        try:
+            data = json.loads(line[len(MARK) :])
+            slot, call, cells = int(data["slot"]), str(data["call"]), [str(c) for c in data["timed"]]
+        except (ValueError, KeyError, TypeError):
+            continue
+        plan = plan_of(call)
+        if plan is not None and len(cells) == len(plan.timed):
+            found.append((slot, plan, cells))
+    return found
+
+
+def _cpu(pid: int) -> int:
+    """Ticks of CPU of one process: its own and its reaped children's (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0
+    return sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime (fields 14-17 of proc(5))
+
+
+def cpu_seconds(root: int) -> float:
+    """CPU seconds the process tree under ``root`` has used, all its processes together."""
+    return sum(_cpu(pid) for pid in descendants(root)) / _TICK
+
+
+def rss_bytes(root: int) -> int:
+    """Resident bytes of the process tree under ``root``, all its processes together (as ``budget`` counts them)."""
+    return sum(descendants(root).values())
+
+
+#: Seconds between two looks at a measured cell's memory (a look scans ``/proc``: a few ms more).
+SAMPLE = 0.01
+
+
+class PeakMemory:
+    """The most resident memory the tree under ``root`` had while the block
+    ran: ``baseline`` is its level on entry, ``peak`` the highest seen by a
+    thread of its own that looks every ``SAMPLE`` seconds (stopped and
+    joined on exit, whatever happened). A peak shorter than a look can be
+    missed; what a streaming encoder must not do, hold the whole text or
+    all its pre-tokens, lasts as long as the encoding."""
+
+    def __init__(self, root: int) -> None:
+        self.root, self.baseline, self.peak = root, 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._look, name="bpe-lab-peak-memory", daemon=True)
+
+    def __enter__(self) -> PeakMemory:
+        self.baseline = self.peak = rss_bytes(self.root)
+        self._thread.start()
+        return self
+
+    def _look(self) -> None:
+        while not self._stop.wait(SAMPLE):
+            self.peak = max(self.peak, rss_bytes(self.root))
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, rss_bytes(self.root))
+
+    @property
+    def grew(self) -> int:
+        """Bytes the peak rose over the level on entry."""
+        return self.peak - self.baseline
+
+
+def _reached(results: list[Any]) -> list[str]:
+    """What the timed cells' calls reached (the kernel's word, believed where it costs points)."""
+    paths: list[str] = []
+    for result in results:
+        reached = result.get("reached") if isinstance(result, dict) else None
+        paths += [str(p) for p in reached] if isinstance(reached, list) else []
+    return sorted(set(paths))
+
+
+def decide(plan: Measured, figures: list[float], results: list[Any]) -> dict[str, Any]:
+    """The measured case's result from the timed cells' ``figures`` (CPU
+    seconds, or bytes of memory over the level before the cell) and their
+    probes' ``results`` (each a list of one case's dict)."""
+    if len(figures) != len(plan.timed):  # the grader's own figures: a mismatch is a bug here, not the kernel's doing
+        raise ValueError(f"decide: {len(figures)} figures {figures!r} for {len(plan.timed)} timed cells")
+    cases = [r[0] if isinstance(r, list) and len(r) == 1 else None for r in results]
+    reached = _reached(cases)
+    if len(cases) != len(plan.timed):
+        return {"measured": f"the measured calls on {plan.size} did not report back", "reached": reached}
+    for case, (_, _, expected) in zip(cases, plan.timed):
+        if not isinstance(case, dict):
+            return {"measured": f"the measured calls on {plan.size} did not report back", "reached": reached}
+        if "error" in case:
+            return {"error": str(case["error"])[:300], "reached": reached}
+        text = case.get("repr")
+        try:
+            value = ast.literal_eval(text) if isinstance(text, str) and len(text) <= MAX_REPR else _Wrong
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = _Wrong
+        if value is _Wrong or not same(value, expected):
+            return {"measured": f"returned a wrong value on {plan.size}", "reached": reached}
+    if plan.kind == "cpu":
+        grew = sum(weight * seconds for (_, weight, _), seconds in zip(plan.timed, figures))
+    else:
+        grew = max(figures)
+    if grew > plan.bound:
+        return {"measured": f"{plan.mistake} ({plan.size})", "reached": reached}
+    return {"repr": repr(plan.passed), "reached": reached}
+
+
+class _Wrong:
+    """A value that was not plain data: equal to no expected value."""

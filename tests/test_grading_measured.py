@@ -1,0 +1,263 @@
+"""Cases the grader measures itself (``grading/run/measure.py``), run in real kernels.
+
+Exercise 04's ``check.work_growth`` calls: in the kernel they count
+operations on traced words, which a submission can forge; the grader
+replaces their result with its own verdict from the kernel tree's CPU time
+(``cases/complexity.py`` says what is timed, and why its margins hold).
+The solution must pass, every time, on a loaded machine; a rescanning merge
+and a recounting trainer whose values are right must fail, also when they
+forge what the kernel's instruments report.
+
+Exercise 08's last generated case, ``check.MeteredText.held_by(encode_stream,
+4096)``: the metered
+file's counts are the kernel's word; the grader samples the kernel tree's
+resident memory while the learner's function streams a file of 3.6 million
+characters (``cases/scale.py``). The solution must pass; reading the text
+whole must fail, also when the metered file's figures are forged.
+
+These are the tests that assert on a measured decision (the product's own
+decision is a measured one): the bound is 12 ticks of ``/proc``'s clock,
+the solution's difference a few ticks, the wrong answers' many times the
+bound (``cases.complexity``'s docstring has the figures).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from bpe_lab.grading.authoring.tasks import nbgrader
+from bpe_lab.grading.run.measure import decide, plan_of, planned
+from bpe_lab.grading.run.probe import probe_source
+from bpe_lab.grading.run.sandbox import Cell, Limits, Outcome, run_cells
+from bpe_lab.grading.score.judge import judge
+
+SOLUTION = nbformat.read(Path(__file__).resolve().parent.parent / "solutions" / "04_complexity.ipynb", 4)
+ANSWERS = "\n\n".join(c.source for c in SOLUTION.cells if str(nbgrader(c).get("grade_id", "")).endswith("_answer"))
+SETUP = "from bpe_lab import count_pairs, merge_symbols\nfrom bpe_lab.grading import check\n"
+LIMITS = Limits(cell_timeout=120, notebook_timeout=600)
+MERGE, TRAIN = "check.work_growth(merge_indexed, 'merge')", "check.work_growth(train_indexed)"
+
+#: Visits every word, merges only the listed ones: the values are right, the work grows with the corpus.
+RESCANNING_MERGE = """
+_local_merge = merge_indexed
+def merge_indexed(words, counts, index, pair):
+    listed = index.get(pair, set())
+    for i in range(len(words)):  # the cheapest scan there is: one set lookup per word
+        if i in listed:
+            pass
+    return _local_merge(words, counts, index, pair)
+"""
+
+#: Counts every word's pairs in every round: the right merges, work of corpus x merges.
+RECOUNTING_TRAINER = """
+def train_indexed(words, num_merges):
+    corpus, merges = dict(words), []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=lambda p: (counts[p], p))
+        merges.append(best)
+        corpus = {merge_symbols(s, best): f for s, f in corpus.items()}
+    return merges
+"""
+
+#: What a forger adds: the kernel's instruments report "flat" and record nothing.
+FORGED = """
+check.work_growth = lambda *args: "flat"
+check.TracedWords.__iter__ = lambda self: iter(self._words)
+check.TracedWords.__getitem__ = lambda self, i: self._words[i]
+"""
+
+
+def _measured(answers: str, call: str, tmp_path: Path) -> dict[str, object]:
+    """The grader's result for the measured ``call`` after ``answers``."""
+    workdir = tmp_path / "work"
+    workdir.mkdir(exist_ok=True)
+    cells = [Cell(SETUP), Cell(answers), Cell(probe_source([call], []), replay=False, results=True)]
+    outcomes: list[Outcome] = asyncio.run(run_cells(cells, workdir, LIMITS))
+    assert [o.status for o in outcomes] == ["ok", "ok", "ok"], outcomes
+    (result,) = outcomes[2].results[0]
+    return dict(result)
+
+
+def test_a_work_growth_call_is_marked_with_its_plan():
+    source = probe_source(["f(1)", MERGE, TRAIN], [])
+    found = planned(source)
+    assert [(slot, len(cells)) for slot, _, cells in found] == [(1, 2), (2, 4)]
+    merge, train = found[0][1], found[1][1]
+    assert [weight for _, weight, _ in merge.timed] == [-1, 1]
+    assert [weight for _, weight, _ in train.timed] == [-1, 1, 1, -1]  # (L10 - S10) vs (L40 - S40)
+    assert merge.size == "100 merges on the core's 166 words, alone and with 200,000 more"
+    assert planned(probe_source(["f(1)", "check.work_growth(f, g)"], [])) == []
+
+
+def test_the_verdict_weighs_the_cells_and_checks_every_value():
+    plan = plan_of(TRAIN)
+    assert plan is not None
+    values = [[{"repr": repr(expected), "reached": []}] for _, _, expected in plan.timed]
+    assert decide(plan, [1.0, 0.1, 1.11, 0.1], values) == {"repr": "'flat'", "reached": []}
+    assert decide(plan, [1.0, 0.1, 1.13, 0.1], values)["measured"] == (
+        "too slow: the work grew with the corpus times the merges (10 and 60 merges on 166 words, alone and with "
+        "100,000 more)"
+    )
+    wrong = [*values[:3], [{"repr": "[]", "reached": ["bpe_lab.x"]}]]
+    assert decide(plan, [0, 0, 0, 0], wrong) == {
+        "measured": "returned a wrong value on 10 and 60 merges on 166 words, alone and with 100,000 more",
+        "reached": ["bpe_lab.x"],
+    }
+    raised = [*values[:1], [{"error": "ValueError: no", "reached": []}], *values[2:]]
+    assert decide(plan, [0, 0, 0, 0], raised) == {"error": "ValueError: no", "reached": []}
+    assert decide(plan, [0, 0, 0, 0], values[:3])["measured"].startswith("the measured calls on 10 and 60 merges")
+    with pytest.raises(ValueError, match=r"decide: 3 figures \[0, 0, 0\] for 4 timed cells"):
+        decide(plan, [0, 0, 0], values)
+
+
+@pytest.mark.parametrize("run", range(3))
+def test_the_solutions_merge_and_trainer_are_measured_flat_every_time(tmp_path, run):
+    assert _measured(ANSWERS, MERGE, tmp_path) == {"repr": "'flat'", "reached": []}
+    assert _measured(ANSWERS, TRAIN, tmp_path) == {"repr": "'flat'", "reached": []}
+
+
+@pytest.mark.parametrize("forged", ["", FORGED])
+def test_a_rescanning_merge_is_too_slow_even_when_it_forges_the_counts(tmp_path, forged):
+    result = _measured(ANSWERS + RESCANNING_MERGE + forged, MERGE, tmp_path)
+    assert result["measured"] == (
+        "too slow: the work grew with the corpus (100 merges on the core's 166 words, alone and with 200,000 more)"
+    )
+
+
+@pytest.mark.parametrize("forged", ["", FORGED])
+def test_a_recounting_trainer_is_too_slow_even_when_it_forges_the_counts(tmp_path, forged):
+    result = _measured(ANSWERS + RECOUNTING_TRAINER + forged, TRAIN, tmp_path)
+    assert str(result["measured"]).startswith("too slow: the work grew with the corpus times the merges (")
+
+
+def test_feedback_names_the_size_and_the_mistake_not_the_expected_value():
+    from bpe_lab.grading.authoring.tasks import HiddenCase, Task
+
+    task = Task("04_complexity_train_indexed", 2, "", (HiddenCase(TRAIN, "flat"),), "train_indexed")
+    slow = {"measured": "too slow: the work grew with the corpus times the merges (10 and 40 merges)", "reached": []}
+    assert judge(task, [[slow]]) == (
+        0,
+        "0/1 hidden tests passed; hidden test 1: check.work_growth(train_indexed): too slow: the work grew with "
+        "the corpus times the merges (10 and 40 merges)",
+    )
+    assert judge(task, [[{"repr": "'flat'", "reached": []}]]) == (1, "")
+
+
+def test_at_home_work_growth_counts_the_reads_of_a_merge():
+    """The learner's side stays: traced words name the words a merge read beyond ``index[pair]``."""
+    from bpe_lab.grading.check.complexity import merge_in_index
+    from bpe_lab.grading.check.instruments import work_growth
+
+    def scanning(words, counts, index, pair):
+        for _ in words:
+            pass
+        return merge_in_index(words, counts, index, pair)
+
+    assert work_growth(merge_in_index, "merge") == "flat"
+    assert work_growth(scanning, "merge") == "grows: it read 345 words that index[pair] does not list"
+    with pytest.raises(ValueError, match="task must be 'train' or 'merge', not 'merges'"):
+        work_growth(merge_in_index, "merges")
+
+
+def test_a_merge_that_never_ends_on_the_large_corpus_fails_its_case_alone(tmp_path):
+    """The timed cell times out: that case is "too slow", the kernel is
+    restarted, and the cells after it still run."""
+    endless = (
+        ANSWERS
+        + "\n_local = merge_indexed\n"
+        + (
+            "def merge_indexed(words, counts, index, pair):\n"
+            "    while len(words) > 1000:\n"
+            "        pass\n"
+            "    return _local(words, counts, index, pair)\n"
+        )
+    )
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    probe = Cell(probe_source(["1 + 1", MERGE], []), replay=False, results=True)
+    cells = [Cell(SETUP), Cell(endless), probe, Cell("print(merge_indexed)")]
+    outcomes = asyncio.run(run_cells(cells, workdir, Limits(cell_timeout=8, notebook_timeout=300)))
+    assert [o.status for o in outcomes] == ["ok", "ok", "ok", "ok"], outcomes
+    assert outcomes[2].results[0][0]["repr"] == "2"
+    assert outcomes[2].results[0][1] == {
+        "measured": "too slow: it ran past the time limit on 100 merges on the core's 166 words, alone and with "
+        "200,000 more"
+    }
+
+
+SCALE = nbformat.read(Path(__file__).resolve().parent.parent / "solutions" / "08_scale.ipynb", 4)
+SCALE_SETUP, STREAM = (
+    next(c.source for c in SCALE.cells if nbgrader(c).get("grade_id") == f"08_scale_{gid}")
+    for gid in ("setup", "encode_stream_answer")
+)
+HELD = "check.MeteredText.held_by(encode_stream, 4096)"
+HELD_SIZE = "a file of 3,602,700 characters read 4096 at a time"
+WHOLE = "encode_stream = lambda t, f, b: iter(t.encode(f.read()))"
+#: Reads the text whole, then streams it from memory a block at a time: only the copy held shows.
+READ_WHOLE = (
+    STREAM.replace("def encode_stream(", "def _stream(")
+    + """
+class _Held:
+    def __init__(self, text):
+        self.text, self.at = text, 0
+
+    def read(self, size):
+        piece = self.text[self.at : self.at + size]
+        self.at += size
+        return piece
+
+def encode_stream(tokenizer, f, block_chars):
+    yield from _stream(tokenizer, _Held(f.read()), block_chars)
+"""
+)
+#: What a forger adds: the metered file reports small figures, and held_by "bounded".
+FORGED_METER = """
+check.MeteredText.largest_read = property(lambda self: 1)
+check.MeteredText.most_held = property(lambda self: 0)
+check.MeteredText.held_by = staticmethod(lambda fn: "bounded")
+"""
+
+
+def _held(answer: str, tmp_path: Path, times: int = 1) -> list[dict[str, object]]:
+    """The grader's result for ``HELD`` after ``answer``, ``times`` times in one kernel."""
+    workdir = tmp_path / "work"
+    workdir.mkdir(exist_ok=True)
+    probe = Cell(probe_source([HELD], []), replay=False, results=True)
+    cells = [Cell(SCALE_SETUP), Cell(answer), *[probe] * times, Cell("import os; print(os.listdir())")]
+    outcomes = asyncio.run(run_cells(cells, workdir, LIMITS))
+    assert [o.status for o in outcomes] == ["ok"] * len(cells), outcomes
+    assert not (workdir / "bpe-lab-measured.txt").exists()  # the cleanup removed it
+    return [dict(o.results[0][0]) for o in outcomes[2:-1]]
+
+
+def test_the_solutions_stream_is_measured_bounded_every_time(tmp_path):
+    assert _held(STREAM, tmp_path, times=4) == [{"repr": "'bounded'", "reached": []}] * 4
+
+
+@pytest.mark.parametrize("answer", [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER])
+def test_holding_the_whole_text_is_measured_even_when_the_meter_is_forged(tmp_path, answer):
+    assert _held(answer, tmp_path) == [{"measured": f"held the whole text ({HELD_SIZE})", "reached": []}]
+
+
+def test_a_stream_of_wrong_ids_is_a_wrong_value_whatever_its_memory(tmp_path):
+    answer = (
+        STREAM + "\n_right = encode_stream\nencode_stream = lambda t, f, b: (i for i in _right(t, f, b) if i != 32)"
+    )
+    assert _held(answer, tmp_path) == [{"measured": f"returned a wrong value on {HELD_SIZE}", "reached": []}]
+
+
+def test_a_memory_verdict_is_the_peak_over_the_bound():
+    from bpe_lab.grading.cases.scale import HELD_BOUND
+
+    plan = plan_of(HELD)
+    assert plan is not None and plan.kind == "memory" and plan.bound == HELD_BOUND == 4 << 20
+    value = [[{"repr": repr(plan.timed[0][2]), "reached": []}]]
+    assert decide(plan, [HELD_BOUND], value) == {"repr": "'bounded'", "reached": []}
+    assert decide(plan, [HELD_BOUND + 1], value)["measured"] == f"held the whole text ({HELD_SIZE})"
