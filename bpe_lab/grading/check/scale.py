@@ -508,7 +508,14 @@ def stream_ids(tokenizer: Tokenizer, f: Any, block_chars: int) -> Iterator[int]:
     characters at a time and yielding each block's settled part before the
     next read: all but the last pre-token and any pre-token that starts in
     the last ``REACH`` characters (those may still change once more text
-    comes). A smaller ``encode_iterable``: GPT-2's pattern, no special tokens.
+    comes), and never a part that ends in white space. That part is encoded
+    on its own, so it is cut again without the text after it, and GPT-2's
+    ``\\s+(?!\\S)`` cuts a run of white space at the end of a text otherwise
+    than before a letter (``"\\n\\n"`` alone is one pre-token, before
+    ``"except"`` two); a part that ends in anything else is cut on its own
+    exactly as in the whole text (the pattern looks ahead only there, and
+    never behind). A smaller ``encode_iterable``: GPT-2's pattern, no
+    special tokens.
 
     >>> from bpe_lab.bytelevel.tokenizer import Tokenizer
     >>> list(stream_ids(Tokenizer.byte_level(), MeteredText("I'll go"), 2)) == list(b"I'll go")
@@ -517,11 +524,13 @@ def stream_ids(tokenizer: Tokenizer, f: Any, block_chars: int) -> Iterator[int]:
     carry = ""
     while block := f.read(block_chars):
         text = carry + block
-        cut = 0
+        cut = end = 0  # cut: where the settled part ends, after a pre-token that is not white space
         for piece in gpt2_pretokenize(text)[:-1]:
-            if cut >= len(text) - REACH:
+            if end >= len(text) - REACH:
                 break
-            cut += len(piece)
+            end += len(piece)
+            if not piece.isspace():
+                cut = end
         yield from tokenizer.encode(text[:cut])
         carry = text[cut:]
     yield from tokenizer.encode(carry)
@@ -545,8 +554,10 @@ def held_limit(tokenizer: Tokenizer, text: str, block_chars: int) -> int:
 @functools.cache
 def stream_tokenizer() -> Tokenizer:
     """A small tokenizer (400 ids, no special tokens) trained on a slice of the
-    docs and on contractions, so that ``'ll`` is a token: cut as ``'l``, ``l``
-    at a block's end it comes out as other ids."""
+    docs, on contractions, so that ``'ll`` is a token: cut as ``'l``, ``l``
+    at a block's end it comes out as other ids, and on blank lines before an
+    indented word, so that ``"\\n\\n"`` is one: settled on its own before
+    ``"except"``, it comes out as one id instead of two."""
     import tempfile
     from pathlib import Path
 
@@ -555,7 +566,7 @@ def stream_tokenizer() -> Tokenizer:
 
     with tempfile.TemporaryDirectory(prefix="bpe-lab-") as folder:
         path = Path(folder) / "docs.txt"
-        contractions = " I'll you'll we're they've it's don't" * 100
+        contractions = " I'll you'll we're they've it's don't" * 100 + "\n\n x" * 1000
         path.write_text(_docs().decode("utf-8").replace(ENDOFTEXT, "\n")[:60_000] + contractions, encoding="utf-8")
         return Tokenizer(*train_bytelevel(path, 400, [], workers=1, progress=False))
 
@@ -564,6 +575,7 @@ _STREAM_TEXTS = [
     ("I'll say it's done, they've gone", 1),  # every contraction is cut across blocks
     ("I'll say it's done, they've gone", 2),
     ("don't stop\n\n    indented()\n\n\n", 3),  # runs of white space across blocks
+    ("f(func))\n\nexcept x", 3),  # "\n\n" settled before "except" is two pre-tokens, alone one
     ("naïve café 今天 🙂 x=1", 4),
     ("a" * 300 + " b", 16),  # one pre-token longer than many blocks
     ("", 8),
@@ -617,7 +629,9 @@ def _stream_verdict(tokenizer: Tokenizer, text: str, block: int, ids: list[int],
         return (
             f"the ids differ from tokenizer.encode(text) at id {at} (near {short(text[where : where + 12])}): a "
             "pre-token cut between two blocks is encoded in two halves; hold back the last pre-token, and any that "
-            f"starts in the last {REACH} characters ('ll needs to see three), and encode them with the next block"
+            f"starts in the last {REACH} characters ('ll needs to see three), and encode them with the next block; "
+            "and never end the part you encode in white space: encoded alone, '\\n\\n' is one pre-token, but "
+            "two before anything but white space"
         )
     limit = held_limit(tokenizer, text, block)
     if f.most_held > limit:
