@@ -27,12 +27,14 @@ sent as the text that builds them in the kernel (``check.TracedWords(WORDS)``,
 the state of every argument after it (``TracedWords.state``: the words and
 the ids read and written, or the counts of operations; a dict or list as
 it is): the stand-in writes that state into the grader's own arguments
-(``TracedWords.restore``) before the check looks at them. So whether a
-merge touched only the words ``index[pair]`` names, and whether a
-trainer's work grows with its merges, is decided here; what the words
-recorded is measured in the kernel, so it stays the kernel's word (a
-submission that replaces ``check.TracedWords`` forges it: code written to
-tamper with the grading).
+(``TracedWords.restore``) before the check looks at them. So the visible
+check's verdict (whether a merge touched only the words ``index[pair]``
+names, whether a trainer's work grows with its merges) is decided here,
+but on what the words recorded in the kernel, which a submission that
+tampers with ``check.TracedWords`` can forge. Grading does not rest on it:
+the hidden ``work_growth`` cases are measured by the grader itself
+(``measure``: the CPU time of the kernel's process tree, read from the
+host), which no count the kernel reports can change.
 
 A byte-level ``Tokenizer`` with GPT-2's pattern (chapter 07's
 ``never_emitted``, 09's pipelines) is sent as the source that builds it
