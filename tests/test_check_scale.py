@@ -9,13 +9,16 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import nbformat
 import pytest
-from grading_support import grade_solution_exercise_and
+from grading_support import NO_OP_CHECKS, exercise_with, grade_notebooks, grade_solution_exercise_and
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.grading import check
+from bpe_lab.grading.authoring.tasks import load_tasks
+from bpe_lab.grading.cases.generated import generated
 from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.check.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check.guard import resolve
@@ -457,3 +460,45 @@ def test_the_long_text_is_copies_of_one_unit_held_at_four_bytes_a_character():
     assert max(map(ord, unit)) > 0xFFFF  # outside the BMP: a str of it takes 4 bytes a character
     with pytest.raises(ValueError, match="long_text: copies must be an int of 0 or more, not -1"):
         long_text(-1)
+
+
+# ------------------------------------------------------------------ the visible check, decided in the grader
+
+_SOLUTION = nbformat.read(SOLUTION, as_version=4)
+_SOLVED = {c.metadata["nbgrader"]["grade_id"]: c.source for c in _SOLUTION.cells if "nbgrader" in c.metadata}
+_STREAM_ANSWER = _SOLVED["08_scale_encode_stream_answer"]
+#: Right but for blocks of 64 characters, where one id too many comes out: the visible check's eighth
+#: case ('short' in blocks of 64) and its last, never a hidden one's (blocks of 1 to 32, and 4096)
+_LAST = "    yield from tokenizer.encode(carry)\n"
+WRONG_ON_64 = _STREAM_ANSWER.replace(_LAST, _LAST + "    if block_chars == 64:\n        yield 0\n")
+
+
+@pytest.fixture(scope="module")
+def gate(tmp_path_factory):
+    nb = exercise_with("08_scale", {"08_scale_encode_stream": WRONG_ON_64})
+    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
+    (report,) = grade_notebooks(tmp_path_factory.mktemp("gate"), {"08_scale": nb}).values()
+    return {t.grade_id: t for t in report.tasks}
+
+
+def test_an_answer_wrong_on_a_visible_case_scores_zero_though_the_kernel_made_the_check_a_no_op(gate):
+    """Before, check_encode_stream ran for real in the kernel, where a no-op
+    replaced it: full marks. Now the grader judges what
+    ``check.stream_results`` sent back. The answer passes every hidden case
+    and fails the check at home: the 0 is the visible case's doing."""
+    assert _LAST in _STREAM_ANSWER
+    namespace: dict[str, object] = {}
+    exec(_SOLVED["08_scale_setup"], namespace)  # noqa: S102 - the solution's own setup
+    exec(WRONG_ON_64, namespace)  # noqa: S102 - the test's own submission
+    task = next(t for t in load_tasks(_SOLUTION) if t.grade_id == "08_scale_encode_stream")
+    for case in (*task.cases, *generated(task, "alice", nonce="1"), *generated(task, "bob", nonce="2")):
+        if "held_by" not in case.call:  # the measured case: a figure only the grader takes
+            assert eval(case.call, namespace) == case.expected, case.call  # noqa: S307 - our own calls
+    with pytest.raises(CheckFailed, match=r"^encode_stream\(tokenizer, 'short', 64\): the ids differ"):
+        check.check_encode_stream(namespace["encode_stream"])
+    stream = gate["08_scale_encode_stream"]
+    assert stream.points == 0, gate
+    assert stream.message.startswith(
+        "the self-check check.check_encode_stream failed on case 8: encode_stream(tokenizer, 'short', 64) returned a "
+        "wrong value: the ids differ"
+    ), stream.message

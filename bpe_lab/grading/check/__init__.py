@@ -74,6 +74,7 @@ from bpe_lab.grading.check.scale import (
     check_encode_stream,
     check_find_chunk_boundaries,
     check_merge_counts,
+    stream_results,
 )
 from bpe_lab.grading.check.training import (
     Mistake,
@@ -130,6 +131,7 @@ __all__ = [
     "check_count_chunk",
     "check_merge_counts",
     "check_encode_stream",
+    "stream_results",
     "MeteredText",
     "check_build_pipeline",
     "pipeline_results",

@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
-from bpe_lab.grading.check.runner import CheckFailed, call, compare, fail, passed, rng, run_cases, short
+from bpe_lab.grading.check.runner import CheckFailed, call, compare, fail, passed, results, rng, run_cases, short
 
 if TYPE_CHECKING:
     from bpe_lab.bytelevel.tokenizer import Tokenizer
@@ -68,6 +68,7 @@ __all__ = [
     "check_merge_counts",
     "MeteredText",
     "stream_ids",
+    "stream_results",
     "streamed",
     "held_limit",
     "stream_tokenizer",
@@ -592,35 +593,53 @@ def _stream_cases(generator: random.Random) -> list[tuple[str, int]]:
     return cases
 
 
+def stream_results(
+    fn: Callable[[Tokenizer, Any, int], Iterable[int]], tokenizer: Tokenizer, text: str, block: int
+) -> tuple[list[int], int, int]:
+    """What ``fn(tokenizer, f, block)`` does with ``f = MeteredText(text)``, as
+    plain data (what a grading kernel sends back): the ids it yields, its
+    largest read and the most bytes it held. TypeError when ``fn`` gives
+    something that is not ids."""
+    f = MeteredText(text)
+    got = fn(tokenizer, f, block)
+    if isinstance(got, (str, bytes)) or not isinstance(got, Iterable):
+        raise TypeError(f"return (or yield) the ids, got {short(got, 60)}")
+    return f.drain(tokenizer, got), f.largest_read, f.most_held
+
+
 def check_encode_stream(fn: Callable[[Tokenizer, Any, int], Iterable[int]]) -> None:
     """``fn(tokenizer, f, block_chars)`` yields ``tokenizer.encode`` of the
     whole of ``f``, reading at most ``block_chars`` characters at a time and
-    holding no more than ``held_limit`` bytes it has not given back as ids."""
+    holding no more than ``held_limit`` bytes it has not given back as ids
+    (``stream_results``: in a grading kernel only its figures are the
+    kernel's, and the grader measures the memory of a case of its own)."""
     tokenizer = stream_tokenizer()
     docs = _docs().decode("utf-8").replace(ENDOFTEXT, "\n")[:20_000]
     cases = [*_stream_cases(rng()), (docs, 64)]
+    held = 0
     for text, block in cases:
         shown = f"encode_stream(tokenizer, {short(text, 50)}, {block})"
-        f = MeteredText(text)
-        got = call(fn, "encode_stream", tokenizer, f, block)
-        if isinstance(got, (str, bytes)) or not isinstance(got, Iterable):
-            fail(shown, f"return (or yield) the ids, got {short(got, 60)}")
-        ids = call(f.drain, "encode_stream", tokenizer, got)  # a generator runs here, guarded too
-        message = _stream_verdict(tokenizer, text, block, ids, f)
+        got = call(results(stream_results, fn, shown), "encode_stream", tokenizer, text, block)
+        if not (isinstance(got, tuple) and len(got) == 3 and isinstance(got[0], list)):
+            fail(shown, f"not the ids and two figures came back from stream_results, but {short(got, 40)}")
+        ids, largest, held = got
+        message = _stream_verdict(tokenizer, text, block, ids, largest, held)
         if message is not None:
             fail(shown, message)
     passed("encode_stream", len(cases))
     print(
         f"  on {len(docs):,} characters of the docs ({len(docs.encode()):,} bytes) in blocks of 64, yours held at "
-        f"most {f.most_held} bytes not yet encoded at once (stream_ids: {streamed(tokenizer, docs, 64)[2]})"
+        f"most {held} bytes not yet encoded at once (stream_ids: {streamed(tokenizer, docs, 64)[2]})"
     )
 
 
-def _stream_verdict(tokenizer: Tokenizer, text: str, block: int, ids: list[int], f: MeteredText) -> str | None:
+def _stream_verdict(
+    tokenizer: Tokenizer, text: str, block: int, ids: list[int], largest_read: int, most_held: int
+) -> str | None:
     expected = tokenizer.encode(text)
-    if f.largest_read > block:
+    if largest_read > block:
         return (
-            f"one read handed over {f.largest_read} characters: read at most block_chars ({block}) at a time, "
+            f"one read handed over {largest_read} characters: read at most block_chars ({block}) at a time, "
             "f.read(block_chars), never the whole file (nor a line, which can be as long as the file)"
         )
     if ids != expected:
@@ -634,9 +653,9 @@ def _stream_verdict(tokenizer: Tokenizer, text: str, block: int, ids: list[int],
             "two before anything but white space"
         )
     limit = held_limit(tokenizer, text, block)
-    if f.most_held > limit:
+    if most_held > limit:
         return (
-            f"the ids are right, but at one read you held {f.most_held} bytes you had read and not yet given back "
+            f"the ids are right, but at one read you held {most_held} bytes you had read and not yet given back "
             f"as ids (at most {limit} here): yield the ids of each block's settled part before reading the next "
             "block (a generator: yield from tokenizer.encode(...)), so that memory stays bounded whatever the file"
         )

@@ -19,12 +19,12 @@ a copy of the package in which
 - ``bpe_lab.grading.check`` is ``KERNEL_CHECK``: ``check_*`` that decide
   nothing (the grader runs their cases itself, ``visible``), an inert
   ``HiddenCases``, and the chapter modules' helpers (kept if reached;
-  ``HELPERS`` roots the ones the grader's calls use: 09's and 10's results
-  helpers, which call the learner's pipeline, processor or class and send
-  back plain data). The exception, in the first run only: a check some of
-  whose cases cannot be sent (``real_checks``: 08's ``encode_stream``,
-  whose text is a metered file object) is the package's own, with what it
-  reaches; its failure in the kernel costs the task (the kernel's word,
+  ``HELPERS`` roots the ones the grader's calls use: 08's, 09's and 10's
+  results helpers, which call the learner's streaming encoder, pipeline,
+  processor or class and send back plain data). Should a check some of
+  whose cases cannot be sent come back (none does now), ``real_checks``
+  makes it the package's own, in the first run only, with what it
+  reaches: its failure in the kernel costs the task (the kernel's word,
   believed since it only costs points), its success counts for nothing the
   grader did not see.
 
@@ -74,6 +74,8 @@ raise ImportError({message!r})
 #: Learner-side helpers that generated hidden calls use (``cases.bytelevel``), and the visible
 #: checks' calls (``visible``: chapter 04's traced words are built in the kernel, and 09's and 10's
 #: results helpers call the learner's pipeline, processor or class there and send back plain data).
+#: 08's ``stream_results`` is its test cell's ``allow`` instead: it reaches ``MeteredText`` and with
+#: it the ``Tokenizer``, which only 08's kernel may keep (its hidden cases use them already).
 HELPERS: tuple[Name, ...] = (
     ("bpe_lab.grading.check", "text_file"),
     ("bpe_lab.grading.check", "TracedWords"),

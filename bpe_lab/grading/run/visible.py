@@ -40,16 +40,17 @@ A byte-level ``Tokenizer`` with GPT-2's pattern (chapter 07's
 ``never_emitted``, 09's pipelines) is sent as the source that builds it
 again from its vocabulary, merges and special tokens.
 
-Where the learner's function returns what cannot be sent (09's pipeline
-and processor, 10's class), its check calls it through a *results helper*
-(``check.runner.results``: ``helper(NAME, *ARGS)`` calls it and returns
-only plain data: ids, tokens, what ``save`` and ``load`` gave back). The
+Where the learner's function takes or returns what cannot be sent (08's
+metered file, 09's pipeline and processor, 10's class), its check calls
+it through a *results helper* (``check.runner.results``: ``helper(NAME,
+*ARGS)`` calls it and returns only plain data: ids, tokens, what ``save``
+and ``load`` gave back, a metered file's figures). The
 recorder records that helper's call, with the solution's value; the kernel
 runs ``check.HELPER(NAME, *ARGS)`` as a probe case (the helper is in the
-kernel's package, ``kernel_package.HELPERS``); the stand-in answers the
+kernel's package: ``kernel_package.HELPERS``, or its test cell's ``allow``); the stand-in answers the
 check's helper call with the kernel's value, and the check judges it as
-it judges a learner's at home. So no self-check of 09 and 10 runs for real
-in a grading kernel (10's GPT-2 vocabulary is named ``"gpt2"``, built by
+it judges a learner's at home. So no self-check runs for real in a
+grading kernel (10's GPT-2 vocabulary is named ``"gpt2"``, built by
 the helper in the kernel, never sent).
 
 What is not judged here: a call whose other arguments are not plain data
