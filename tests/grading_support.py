@@ -33,7 +33,7 @@ import nbformat
 import pytest
 
 from bpe_lab.grading.authoring.release import release_notebook
-from bpe_lab.grading.commands.grader import Limits, Report, grade
+from bpe_lab.grading.commands.grader import Limits, Report, TaskResult, grade
 from bpe_lab.grading.run import jail
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,6 +120,18 @@ def grade_notebooks(folder: Path, notebooks: Mapping[str, nbformat.NotebookNode]
     """``{assignment: notebook}`` graded in one run (two workers), as
     ``folder/ASSIGNMENT/ASSIGNMENT.ipynb``, by assignment."""
     return _grade_written(folder, {name: (name, nb) for name, nb in notebooks.items()})
+
+
+def graded_with_no_op_checks(
+    tmp_path_factory: pytest.TempPathFactory, name: str, answers: Mapping[str, str]
+) -> dict[str, TaskResult]:
+    """Exercise ``name`` with ``answers`` written in (``exercise_with``) and
+    the gate breaker (``NO_OP_CHECKS``) as its first cell, graded: its tasks
+    by grade_id."""
+    nb = exercise_with(name, answers)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
+    (report,) = grade_notebooks(tmp_path_factory.mktemp("gate"), {name: nb}).values()
+    return {t.grade_id: t for t in report.tasks}
 
 
 def _grade_written(

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import NO_OP_CHECKS, exercise_with, grade_notebooks, grade_solution_exercise_and
+from grading_support import (
+    grade_solution_exercise_and,
+    graded_with_no_op_checks,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -475,10 +478,7 @@ WRONG_ON_64 = _STREAM_ANSWER.replace(_LAST, _LAST + "    if block_chars == 64:\n
 
 @pytest.fixture(scope="module")
 def gate(tmp_path_factory):
-    nb = exercise_with("08_scale", {"08_scale_encode_stream": WRONG_ON_64})
-    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
-    (report,) = grade_notebooks(tmp_path_factory.mktemp("gate"), {"08_scale": nb}).values()
-    return {t.grade_id: t for t in report.tasks}
+    return graded_with_no_op_checks(tmp_path_factory, "08_scale", {"08_scale_encode_stream": WRONG_ON_64})
 
 
 def test_an_answer_wrong_on_a_visible_case_scores_zero_though_the_kernel_made_the_check_a_no_op(gate):

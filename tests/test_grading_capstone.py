@@ -12,7 +12,10 @@ from pathlib import Path
 import nbformat
 import pytest
 import regex
-from grading_support import NO_OP_CHECKS, exercise_with, grade_notebooks, grade_solution_exercise_and
+from grading_support import (
+    grade_solution_exercise_and,
+    graded_with_no_op_checks,
+)
 from tokenizer_support import tiktoken_twin
 
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
@@ -443,10 +446,7 @@ def _wrong_on_gpt2() -> type:
 
 @pytest.fixture(scope="module")
 def gate(tmp_path_factory):
-    nb = exercise_with("10_capstone", {"10_capstone_my_tokenizer": WRONG_ON_GPT2})
-    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
-    (report,) = grade_notebooks(tmp_path_factory.mktemp("gate"), {"10_capstone": nb}).values()
-    return {t.grade_id: t for t in report.tasks}
+    return graded_with_no_op_checks(tmp_path_factory, "10_capstone", {"10_capstone_my_tokenizer": WRONG_ON_GPT2})
 
 
 def test_a_class_wrong_on_the_visible_case_scores_zero_though_the_kernel_made_the_check_a_no_op(gate):

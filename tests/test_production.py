@@ -10,7 +10,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import NO_OP_CHECKS, exercise_with, grade_notebooks, grade_solution_exercise_and
+from grading_support import (
+    grade_solution_exercise_and,
+    graded_with_no_op_checks,
+)
 
 from bpe_lab.grading import check
 from bpe_lab.grading.authoring.tasks import load_tasks
@@ -265,10 +268,7 @@ WRONG_PROCESSOR = _answer("09_production_pair_processor").replace(
 @pytest.fixture(scope="module")
 def gate(tmp_path_factory):
     answers = {"09_production_build_pipeline": WRONG_PIPELINE, "09_production_pair_processor": WRONG_PROCESSOR}
-    nb = exercise_with("09_production", answers)
-    nb.cells.insert(1, nbformat.v4.new_code_cell(NO_OP_CHECKS))
-    (report,) = grade_notebooks(tmp_path_factory.mktemp("gate"), {"09_production": nb}).values()
-    return {t.grade_id: t for t in report.tasks}
+    return graded_with_no_op_checks(tmp_path_factory, "09_production", answers)
 
 
 def test_answers_wrong_on_visible_cases_score_zero_though_the_kernel_made_the_checks_no_ops(gate):
