@@ -33,6 +33,8 @@ import nbformat
 import pytest
 
 from bpe_lab.grading.authoring.release import release_notebook
+from bpe_lab.grading.authoring.tasks import HiddenCase, Task
+from bpe_lab.grading.cases.generated import generated
 from bpe_lab.grading.commands.grader import Limits, Report, TaskResult, grade
 from bpe_lab.grading.run import jail
 
@@ -120,6 +122,13 @@ def grade_notebooks(folder: Path, notebooks: Mapping[str, nbformat.NotebookNode]
     """``{assignment: notebook}`` graded in one run (two workers), as
     ``folder/ASSIGNMENT/ASSIGNMENT.ipynb``, by assignment."""
     return _grade_written(folder, {name: (name, nb) for name, nb in notebooks.items()})
+
+
+def fixed_and_generated(task: Task) -> tuple[HiddenCase, ...]:
+    """A task's fixed hidden cases and those generated for two students
+    (alice and bob): what a gate test's answer must get right, so that its
+    0 is the visible check's doing."""
+    return (*task.cases, *generated(task, "alice", nonce="1"), *generated(task, "bob", nonce="2"))
 
 
 def graded_with_no_op_checks(

@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grading_support import (
+    fixed_and_generated,
     grade_solution_exercise_and,
     graded_with_no_op_checks,
 )
@@ -21,7 +22,6 @@ from hypothesis import strategies as st
 from bpe_lab.core.pretokenize import gpt2_pretokenize, split_special
 from bpe_lab.grading import check
 from bpe_lab.grading.authoring.tasks import load_tasks
-from bpe_lab.grading.cases.generated import generated
 from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.check.answers import CHAPTERS, forbidden
 from bpe_lab.grading.check.guard import resolve
@@ -491,7 +491,7 @@ def test_an_answer_wrong_on_a_visible_case_scores_zero_though_the_kernel_made_th
     exec(_SOLVED["08_scale_setup"], namespace)  # noqa: S102 - the solution's own setup
     exec(WRONG_ON_64, namespace)  # noqa: S102 - the test's own submission
     task = next(t for t in load_tasks(_SOLUTION) if t.grade_id == "08_scale_encode_stream")
-    for case in (*task.cases, *generated(task, "alice", nonce="1"), *generated(task, "bob", nonce="2")):
+    for case in fixed_and_generated(task):
         if "held_by" not in case.call:  # the measured case: a figure only the grader takes
             assert eval(case.call, namespace) == case.expected, case.call  # noqa: S307 - our own calls
     with pytest.raises(CheckFailed, match=r"^encode_stream\(tokenizer, 'short', 64\): the ids differ"):

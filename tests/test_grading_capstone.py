@@ -13,6 +13,7 @@ import nbformat
 import pytest
 import regex
 from grading_support import (
+    fixed_and_generated,
     grade_solution_exercise_and,
     graded_with_no_op_checks,
 )
@@ -458,7 +459,7 @@ def test_a_class_wrong_on_the_visible_case_scores_zero_though_the_kernel_made_th
     assert SOLVED_CLASS.count(_RIGHT) == 1
     task = next(t for t in load_tasks(SOLUTION) if t.grade_id == "10_capstone_my_tokenizer")
     namespace = {**SOLVED, "check": check, "MyTokenizer": _wrong_on_gpt2()}
-    for case in (*task.cases, *generated(task, "alice", nonce="1"), *generated(task, "bob", nonce="2")):
+    for case in fixed_and_generated(task):
         assert eval(case.call, namespace) == case.expected, case.call[:200]  # noqa: S307 - our own calls
     with pytest.raises(check.CheckFailed, match=r"^MyTokenizer\(GPT-2 vocab, .*\.encode\('Hello world"):
         check.check_my_tokenizer(_wrong_on_gpt2())

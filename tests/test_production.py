@@ -11,6 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grading_support import (
+    fixed_and_generated,
     grade_solution_exercise_and,
     graded_with_no_op_checks,
 )
@@ -281,7 +282,7 @@ def test_answers_wrong_on_visible_cases_score_zero_though_the_kernel_made_the_ch
     namespace: dict[str, object] = {**SOLVED, "check": check}
     exec(WRONG_PIPELINE + "\n" + WRONG_PROCESSOR, namespace)  # noqa: S102 - the test's own submission
     for task in load_tasks(SOLUTION):
-        for case in (*task.cases, *generated(task, "alice", nonce="1"), *generated(task, "bob", nonce="2")):
+        for case in fixed_and_generated(task):
             assert eval(case.call, namespace) == case.expected, case.call  # noqa: S307 - our own calls
     with pytest.raises(check.CheckFailed, match="add_prefix_space"):
         check.check_build_pipeline(namespace["build_pipeline"])
