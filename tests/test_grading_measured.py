@@ -219,7 +219,7 @@ def encode_stream(tokenizer, f, block_chars):
 FORGED_METER = """
 check.MeteredText.largest_read = property(lambda self: 1)
 check.MeteredText.most_held = property(lambda self: 0)
-check.MeteredText.held_by = staticmethod(lambda fn: "bounded")
+check.MeteredText.held_by = staticmethod(lambda *args: "bounded")
 """
 
 
@@ -259,3 +259,50 @@ def test_a_memory_verdict_is_the_peak_over_the_bound():
     value = [[{"repr": repr(plan.timed[0][2]), "reached": []}]]
     assert decide(plan, [HELD_BOUND], value) == {"repr": "'bounded'", "reached": []}
     assert decide(plan, [HELD_BOUND + 1], value)["measured"] == f"held the whole text ({HELD_SIZE})"
+
+
+def test_a_case_is_measured_once_in_the_run_without_answers_and_a_forger_still_loses_it(tmp_path, monkeypatch):
+    """Graded, each measured case is measured once, in the second run (where
+    the task's answers have no body to delegate to); in the first it passes
+    unless its call raised. A rescanning merge that forges the kernel's
+    counts passes the first run and its visible check, and the second run's
+    measurement still takes its case (the lower score of the two stands)."""
+    from grading_support import SOLUTIONS, exercise_with
+
+    from bpe_lab.grading.commands.grader import grade
+    from bpe_lab.grading.run import sandbox
+
+    measured: list[str] = []
+    real = sandbox._measured
+
+    async def counted(kernel, plan, timed):
+        measured.append(plan.size)
+        return await real(kernel, plan, timed)
+
+    monkeypatch.setattr(sandbox, "_measured", counted)
+    gid = "04_complexity_merge_indexed_answer"
+    solved = next(c.source for c in SOLUTION.cells if nbgrader(c).get("grade_id") == gid)
+    path = tmp_path / "mallory" / "04_complexity.ipynb"
+    path.parent.mkdir()
+    nb = exercise_with("04_complexity", {"04_complexity_merge_indexed": solved + RESCANNING_MERGE + FORGED})
+    nbformat.write(nb, path)
+    (report,) = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, jobs=1)
+    tasks = {t.grade_id: t for t in report.tasks}
+    merge, train = tasks["04_complexity_merge_indexed"], tasks["04_complexity_train_indexed"]
+    assert merge.passed == merge.cases - 1 and merge.points < merge.max_points, merge
+    assert "too slow: the work grew with the corpus (100 merges" in merge.message, merge.message
+    assert train.points == train.max_points, train
+    assert sorted(measured) == sorted({plan_of(MERGE).size, plan_of(TRAIN).size}), measured  # once each
+
+
+def test_a_call_that_raised_in_the_kernel_is_not_measured(tmp_path, monkeypatch):
+    """It failed by the kernel's own word (which costs it the case): the
+    grader builds no corpus of 200,000 words for it, and the error stands."""
+    from bpe_lab.grading.run import sandbox
+
+    async def never(*args):
+        raise AssertionError("measured a case whose call raised")
+
+    monkeypatch.setattr(sandbox, "_measured", never)
+    raising = ANSWERS + "\ndef merge_indexed(words, counts, index, pair):\n    raise NotImplementedError()\n"
+    assert _measured(raising, MERGE, tmp_path) == {"error": "NotImplementedError", "reached": []}

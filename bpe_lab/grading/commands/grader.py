@@ -37,6 +37,10 @@ judging it. What a submission can and cannot do, and why:
      the task's answers nor for what only they reach, with only the hidden
      calls. The task keeps its points only if the second run's values are
      right too; a kernel that never had the answer cannot return it.
+     The cases the grader measures itself (``measure``) are measured there
+     only, once: in the first run they pass unless their call raised or
+     reached a forbidden function, so the second run's measurement decides
+     them.
 
   The visible self-check is decided here too (``visible``, ``task_score``):
   its calls, recorded once on the solution, are sent to the kernel as cases
@@ -126,9 +130,12 @@ T = TypeVar("T")
 VISIBLE = "visible:"
 
 
-async def _execute(steps: list[Step], workdir: Path, limits: Limits, confinement: Confinement) -> dict[str, Outcome]:
+async def _execute(
+    steps: list[Step], workdir: Path, limits: Limits, confinement: Confinement, deferred: frozenset[str] = frozenset()
+) -> dict[str, Outcome]:
     """Run the steps in the sandbox; the outcome of each test by grade_id
-    (and of its visible cell by ``VISIBLE + grade_id``).
+    (and of its visible cell by ``VISIBLE + grade_id``). The measured cases
+    of the tests in ``deferred`` are left to the second run (``_recheck``).
 
     A failed test whose answer cell failed too says so: "NameError: name
     'train' is not defined" is clearer with the SyntaxError that caused it.
@@ -138,7 +145,8 @@ async def _execute(steps: list[Step], workdir: Path, limits: Limits, confinement
         if step.visible:
             cells.append(Cell(step.visible, replay=False, results=True))
             order.append(Step("", "visible", step.grade_id))
-        cells.append(Cell(step.source, replay=step.role != "test", results=step.role == "test"))
+        test = step.role == "test"
+        cells.append(Cell(step.source, replay=not test, results=test, measure=step.grade_id not in deferred))
         order.append(step)
     outcomes = await run_cells(cells, workdir, limits, confinement)
     results: dict[str, Outcome] = {}
@@ -233,7 +241,9 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         return report
     tasks = with_generated(prepared, sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
-    outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, run.view(sub.assignment))
+    rechecked = frozenset(t.grade_id for t in tasks if _checked_again(t))  # their measured cases: in the second run
+    view = run.view(sub.assignment)
+    outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, view, rechecked)
     checks = run.visible[sub.assignment]
     hidden = generated_calls(tasks)  # no message repeats any of them
     report.tasks = [
@@ -260,7 +270,7 @@ async def _recheck(
     scored = {r.grade_id: i for i, r in enumerate(report.tasks)}
     groups: dict[tuple[str, ...], list[Task]] = {}
     for task in tasks:
-        if task.forbid and task.cases and report.tasks[scored[task.grade_id]].points > 0:
+        if _checked_again(task) and report.tasks[scored[task.grade_id]].points > 0:
             groups.setdefault(task.forbid, []).append(task)
     for forbid, group in groups.items():
         package = run.view(str(sub.assignment), forbid)
@@ -274,6 +284,12 @@ async def _recheck(
                 report.tasks[scored[task.grade_id]] = again
 
 
+def _checked_again(task: Task) -> bool:
+    """Whether ``task``, if it earns points in the first run, is run again
+    without its answers: it has answers to forbid and hidden calls."""
+    return bool(task.forbid and task.cases)
+
+
 def _without_answers(message: str) -> str:
     """A message from the second run, saying where it comes from (unless it
     already names the forbidden function)."""
@@ -283,10 +299,16 @@ def _without_answers(message: str) -> str:
 
 
 async def _run_in_tempdir(
-    path: Path, nb: nbformat.NotebookNode, steps: list[Step], run: _Grading, package: Path | None
+    path: Path,
+    nb: nbformat.NotebookNode,
+    steps: list[Step],
+    run: _Grading,
+    package: Path | None,
+    deferred: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Outcome], str]:
-    """Run ``steps`` in a fresh folder holding only a copy of the notebook;
-    the outcomes and the confinement's note ("" when sandboxed)."""
+    """Run ``steps`` in a fresh folder holding only a copy of the notebook
+    (``deferred``: see ``_execute``); the outcomes and the confinement's
+    note ("" when sandboxed)."""
     folder = Path(tempfile.mkdtemp(prefix="grade-", dir=run.scratch))
     try:
         workdir = folder / "work"
@@ -301,7 +323,7 @@ async def _run_in_tempdir(
         confinement = confine(
             folder, workdir, home, hide=hide, package=package, sandbox=run.sandbox, tmp_mb=tmp_mb, needs=extra
         )
-        return await _execute(steps, workdir, run.limits, confinement), confinement.note
+        return await _execute(steps, workdir, run.limits, confinement, deferred), confinement.note
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

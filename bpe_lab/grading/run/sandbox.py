@@ -114,11 +114,18 @@ class Cell:
     """Code to run; ``replay``: run it again in a restarted kernel if it worked
     (setup and answers yes, tests no: their result is already known);
     ``results``: a probe, whose one ``RESULT_MIME`` message the grader reads
-    (of every other cell it reads only errors)."""
+    (of every other cell it reads only errors); ``measure``: the grader
+    measures the cases the probe marks (``measure``). False where a second
+    run, in which the task's answers have no body, measures them instead
+    (``grader``): a case is measured once, where its answer cannot be
+    delegated to, and passes here unless its call raised or reached a
+    forbidden function (the kernel's word, believed where it costs points);
+    the lower score of the two runs stands."""
 
     source: str
     replay: bool = True
     results: bool = False
+    measure: bool = True
 
 
 @dataclass
@@ -438,11 +445,22 @@ async def run_cells(
 async def _measure(kernel: _Kernel, cell: Cell, outcome: Outcome) -> bool:
     """Run the measured cases ``cell``'s probe marks (``measure``) and put
     the grader's verdict on each in ``outcome``; True when a timed cell
-    timed out or the kernel died (it must be restarted)."""
+    timed out or the kernel died (it must be restarted). A case whose call
+    raised in the probe is not measured: it failed by the kernel's own
+    word, which costs it the case (and the error says why, as a timed
+    cell's would). A cell not to be measured (``Cell.measure``) gets a
+    pass on each case whose call did not raise, keeping what it reached."""
     if not (cell.results and outcome.status == "ok" and outcome.results and isinstance(outcome.results[0], list)):
         return False
     cases: list[Any] = outcome.results[0]
     for slot, plan, timed in planned(cell.source):
+        case = cases[slot] if 0 <= slot < len(cases) else None
+        if isinstance(case, dict) and "error" in case:
+            continue
+        if not cell.measure:
+            if isinstance(case, dict):
+                cases[slot] = {"repr": repr(plan.passed), "reached": case.get("reached", [])}
+            continue
         verdict, broken = await _measured(kernel, plan, timed)
         if 0 <= slot < len(cases):
             cases[slot] = verdict
