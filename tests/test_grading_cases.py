@@ -272,7 +272,7 @@ def test_two_submissions_of_one_student_meet_different_cases_and_one_graded_twic
 
     sent: list[str] = []
 
-    async def no_kernel(path, nb, steps, run, package):
+    async def no_kernel(path, nb, steps, run, package, deferred=frozenset()):
         sent.append("\n".join(step.source for step in steps if step.role == "test"))
         return {}, ""
 
@@ -303,7 +303,7 @@ def test_bpe_lab_grade_regrades_with_the_nonces_its_gradebook_recorded(tmp_path,
     from bpe_lab.cli import main
     from bpe_lab.grading.commands import grader
 
-    async def no_kernel(path, nb, steps, run, package):
+    async def no_kernel(path, nb, steps, run, package, deferred=frozenset()):
         return {}, ""
 
     monkeypatch.setattr(grader, "_run_in_tempdir", no_kernel)
