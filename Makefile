@@ -12,10 +12,12 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(ROOT_FLAG) --ServerApp.root_dir=. notebooks/00_why_subwords.ipynb
 
-# Two test processes (pytest-xdist), each file whole in one of them: a
-# notebook's cells share one kernel, a module's fixtures one process.
+# Three test processes (pytest-xdist), each file whole in one of them: a
+# notebook's cells share one kernel, a module's fixtures one process. Three
+# on two cores: with two, the cores sat idle about a fifth of the run (tests
+# waiting on kernels, timeouts, a browser), measured from /proc/stat.
 test: lint browser
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=15
+	$(BIN)/python -m pytest -n 3 --dist loadfile --durations=15
 
 # Lint, import order, formatting and types: CI fails on any of them.
 lint: $(STAMP)

@@ -339,6 +339,7 @@ def test_checkpoint_by_mouse_and_keyboard(lab_page, live, lang):
     first = checkpoint.get_by_role("radio", name="(e, s)")
     first.focus()  # the keyboard: Space picks the focused option, Enter presses the button
     page.keyboard.press("Space")
+    sync_api.expect(first).to_be_checked(timeout=10_000)  # where a lost key press would show
     checkpoint.get_by_role("button", name=check, exact=True).focus()
     page.keyboard.press("Enter")
     checkpoint.locator('.bpe-feedback[data-state="correct"]').wait_for()
