@@ -148,6 +148,20 @@ def test_feedback_names_the_size_and_the_mistake_not_the_expected_value():
     assert judge(task, [[{"repr": "'flat'", "reached": []}]]) == (1, "")
 
 
+def test_a_measured_case_over_its_bound_costs_the_whole_task_a_wrong_value_only_its_case():
+    from bpe_lab.grading.authoring.tasks import HiddenCase, Task
+
+    cases = (HiddenCase("f(1)", 1), HiddenCase(TRAIN, "flat"), HiddenCase("f(2)", 2))
+    task = Task("04_complexity_train_indexed", 3, "", cases, "train_indexed")
+    right = {"repr": "1", "reached": []}, {"repr": "2", "reached": []}
+    slow = {"measured": "too slow: the work grew with the corpus times the merges (10 and 60 merges)", "reached": []}
+    passed, message = judge(task, [[right[0], {**slow, "over": True}, right[1]]])
+    assert passed == 0 and message.startswith("hidden test 2: check.work_growth(train_indexed): too slow"), message
+    assert message.endswith("; that is the work this task is about, so it costs the whole task"), message
+    wrong = {"measured": "returned a wrong value on 10 and 60 merges", "reached": []}
+    assert judge(task, [[right[0], wrong, right[1]]])[0] == 2
+
+
 def test_at_home_work_growth_counts_the_reads_of_a_merge():
     """The learner's side stays: traced words name the words a merge read beyond ``index[pair]``."""
     from bpe_lab.grading.check.complexity import merge_in_index
@@ -186,7 +200,8 @@ def test_a_merge_that_never_ends_on_the_large_corpus_fails_its_case_alone(tmp_pa
     assert outcomes[2].results[0][0]["repr"] == "2"
     assert outcomes[2].results[0][1] == {
         "measured": "too slow: it ran past the time limit on 100 merges on the core's 166 words, alone and with "
-        "200,000 more"
+        "200,000 more",
+        "over": True,
     }
 
 
@@ -241,7 +256,8 @@ def test_the_solutions_stream_is_measured_bounded_every_time(tmp_path):
 
 @pytest.mark.parametrize("answer", [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER])
 def test_holding_the_whole_text_is_measured_even_when_the_meter_is_forged(tmp_path, answer):
-    assert _held(answer, tmp_path) == [{"measured": f"held the whole text ({HELD_SIZE})", "reached": []}]
+    held = {"measured": f"held the whole text ({HELD_SIZE})", "reached": [], "over": True}
+    assert _held(answer, tmp_path) == [held]
 
 
 def test_a_stream_of_wrong_ids_is_a_wrong_value_whatever_its_memory(tmp_path):
@@ -266,7 +282,8 @@ def test_a_case_is_measured_once_in_the_run_without_answers_and_a_forger_still_l
     the task's answers have no body to delegate to); in the first it passes
     unless its call raised. A rescanning merge that forges the kernel's
     counts passes the first run and its visible check, and the second run's
-    measurement still takes its case (the lower score of the two stands)."""
+    measurement takes the whole task, as the visible check takes an honest
+    rescanning merge's (the lower score of the two runs stands)."""
     from grading_support import SOLUTIONS, exercise_with
 
     from bpe_lab.grading.commands.grader import grade
@@ -289,8 +306,9 @@ def test_a_case_is_measured_once_in_the_run_without_answers_and_a_forger_still_l
     (report,) = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, jobs=1)
     tasks = {t.grade_id: t for t in report.tasks}
     merge, train = tasks["04_complexity_merge_indexed"], tasks["04_complexity_train_indexed"]
-    assert merge.passed == merge.cases - 1 and merge.points < merge.max_points, merge
+    assert merge.points == 0, merge
     assert "too slow: the work grew with the corpus (100 merges" in merge.message, merge.message
+    assert merge.message.endswith("that is the work this task is about, so it costs the whole task"), merge.message
     assert train.points == train.max_points, train
     assert sorted(measured) == sorted({plan_of(MERGE).size, plan_of(TRAIN).size}), measured  # once each
 

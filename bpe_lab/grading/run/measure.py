@@ -26,7 +26,10 @@ the figures and the timed cells' results into the case's result, which
 replaces whatever the kernel's probe said for that case: ``{"repr":
 PASSED}`` when every value is right and the figure within its bound, else
 ``{"measured": WHY}`` naming the input's size and the kind of mistake
-(never an expected value). A figure never comes from the kernel, a value
+(never an expected value), with ``OVER: True`` when the figure was over
+its bound (or the timed call ran past the time limit): the work the task is
+about, which costs the whole task (``judge``), as the self-check's verdict
+on the same work does at home. A figure never comes from the kernel, a value
 does, as every probe's value does, and is compared here.
 
 What escapes: work handed to a process outside the tree (none can be, in
@@ -38,8 +41,8 @@ measurement: the call's value must be right when it returns).
 ...                 "too slow: the work grew with the corpus", "flat")
 >>> decide(plan, [0.30, 0.32], [[{"repr": "1"}], [{"repr": "1"}]])
 {'repr': "'flat'", 'reached': []}
->>> decide(plan, [0.30, 0.90], [[{"repr": "1"}], [{"repr": "1"}]])["measured"]
-'too slow: the work grew with the corpus (9 words)'
+>>> decide(plan, [0.30, 0.90], [[{"repr": "1"}], [{"repr": "1"}]])
+{'measured': 'too slow: the work grew with the corpus (9 words)', 'reached': [], 'over': True}
 >>> decide(plan, [0.30, 0.32], [[{"repr": "1"}], [{"repr": "2"}]])["measured"]
 'returned a wrong value on 9 words'
 """
@@ -61,6 +64,7 @@ from bpe_lab.grading.run.budget import descendants
 
 __all__ = [
     "MARK",
+    "OVER",
     "SAMPLE",
     "Measured",
     "plan_of",
@@ -74,6 +78,8 @@ __all__ = [
 
 #: Begins the comment line that marks a measured case in a probe's source.
 MARK = "#%bpe-lab-measure "
+#: The key a measured case's result holds (True) when its figure was over the bound.
+OVER = "over"
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -205,7 +211,7 @@ def decide(plan: Measured, figures: list[float], results: list[Any]) -> dict[str
     else:
         grew = max(figures)
     if grew > plan.bound:
-        return {"measured": f"{plan.mistake} ({plan.size})", "reached": reached}
+        return {"measured": f"{plan.mistake} ({plan.size})", "reached": reached, OVER: True}
     return {"repr": repr(plan.passed), "reached": reached}
 
 

@@ -60,7 +60,7 @@ import nbformat
 from bpe_lab.grading.run import wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
 from bpe_lab.grading.run.jail import Confinement
-from bpe_lab.grading.run.measure import Measured, PeakMemory, cpu_seconds, decide, planned
+from bpe_lab.grading.run.measure import OVER, Measured, PeakMemory, cpu_seconds, decide, planned
 from bpe_lab.grading.run.reaper import MARK, new_token, reap
 from bpe_lab.grading.run.relay import Relay
 from bpe_lab.grading.run.relay import available as relay_available
@@ -502,7 +502,7 @@ async def _timed(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dic
             ran = await kernel.run(source, results=True)
             figure = await asyncio.to_thread(cpu_seconds, root) - before
         if ran.status == "timeout":
-            return {"measured": f"too slow: it ran past the time limit on {plan.size}"}, True
+            return {"measured": f"too slow: it ran past the time limit on {plan.size}", OVER: True}, True
         if ran.status != "ok":
             return {"measured": f"{ran.error[:200]} (on {plan.size})"}, ran.status == "dead"
         figures.append(figure)

@@ -13,7 +13,12 @@ things still cost the whole task, because they are about the task rather
 than one case: its visible checks failing (the learner can run those, as
 with nbgrader, where a failing test cell is 0), and a forbidden function
 reached (``guard``). The kernel's word on either is believed only because it
-costs points; nothing the kernel says can earn them.
+costs points; nothing the kernel says can earn them. A third is the
+grader's own: a case it measured over its bound (``measure.OVER``: the work
+grew with the corpus, the text was held whole). That is the work the task
+is about, which its self-check judges at home from counts a kernel could
+forge; so a forger who passes the self-check that way loses the whole task
+here, as an honest slow answer does at the self-check.
 
 **Written answers** (``score_written``) are not judged at all: the result
 carries the learner's text with its points pending, for a person; only an
@@ -59,6 +64,7 @@ import nbformat
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, written_answer
 from bpe_lab.grading.check.guard import delegation_message
 from bpe_lab.grading.check.hidden import same
+from bpe_lab.grading.run.measure import OVER
 from bpe_lab.grading.run.probe import MAX_REPR
 from bpe_lab.grading.run.sandbox import Outcome
 from bpe_lab.grading.score.report import PENDING, TaskResult
@@ -202,6 +208,10 @@ def judge(task: Task, probes: list[Any], hidden: Iterable[str] = ()) -> tuple[in
     if delegated:
         return 0, delegated
     hidden = generated_calls([task]) + list(hidden)
+    for number, (case, result) in enumerate(zip(task.cases, probes[0]), start=1):
+        if isinstance(result, dict) and result.get(OVER) is True and "measured" in result:
+            why = _case_failure(number, case, result, hidden)
+            return 0, f"{why}; that is the work this task is about, so it costs the whole task"
     failures = [_case_failure(n, c, r, hidden) for n, (c, r) in enumerate(zip(task.cases, probes[0]), start=1)]
     wrong = [f for f in failures if f]
     if not wrong:
