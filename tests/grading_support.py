@@ -60,6 +60,21 @@ runner.fail = lambda *args, **kwargs: None
 check.HiddenCases.score = lambda self: float(self.points)
 """
 
+#: Exercise 04's trainer done the textbook way: every word's pairs counted again in every round. Its
+#: merges are right; its work is corpus x merges, which the grader measures (``cases.complexity``).
+RECOUNTING_TRAINER = """
+def train_indexed(words, num_merges):
+    corpus, merges = dict(words), []
+    for _ in range(num_merges):
+        counts = count_pairs(corpus)
+        if not counts:
+            break
+        best = max(counts, key=lambda p: (counts[p], p))
+        merges.append(best)
+        corpus = {merge_symbols(s, best): f for s, f in corpus.items()}
+    return merges
+"""
+
 #: skipped only where no sandbox can be made, saying why (jail.why_not: no bwrap, no user namespaces)
 needs_bwrap = pytest.mark.skipif(jail.bwrap() is None, reason=jail.why_not() or "no sandbox")
 

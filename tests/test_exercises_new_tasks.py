@@ -31,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from grading_support import shared
+from grading_support import RECOUNTING_TRAINER, shared
 
 from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, release_notebook
 from bpe_lab.grading.cases.chapters import GENERATORS
@@ -99,20 +99,8 @@ def merge_indexed(words, counts, index, pair):
     "recounting_trainer": (
         "04_complexity",
         "04_complexity_train_indexed_answer",
-        """
-check.check_train_indexed = lambda fn: None  # hostile: the self-check patched away in the kernel
-
-
-def train_indexed(words, num_merges):
-    corpus, merges = dict(words), []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        pair = max(counts, key=lambda p: (counts[p], p))
-        merges.append(pair)
-        corpus = {merge_symbols(s, pair): f for s, f in corpus.items()}
-    return merges""",
+        "\ncheck.check_train_indexed = lambda fn: None  # hostile: the self-check patched away in the kernel\n\n"
+        + RECOUNTING_TRAINER,
     ),
     "first_met_ties": ("05_bytelevel", "05_bytelevel_train_answer", None),
     "one_character_pattern": (

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from grading_support import RECOUNTING_TRAINER, SOLUTIONS, exercise_with
 
 from bpe_lab.grading.authoring.tasks import nbgrader
 from bpe_lab.grading.run.measure import decide, plan_of, planned
@@ -50,20 +51,6 @@ def merge_indexed(words, counts, index, pair):
         if i in listed:
             pass
     return _local_merge(words, counts, index, pair)
-"""
-
-#: Counts every word's pairs in every round: the right merges, work of corpus x merges.
-RECOUNTING_TRAINER = """
-def train_indexed(words, num_merges):
-    corpus, merges = dict(words), []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=lambda p: (counts[p], p))
-        merges.append(best)
-        corpus = {merge_symbols(s, best): f for s, f in corpus.items()}
-    return merges
 """
 
 #: What a forger adds: the kernel's instruments report "flat" and record nothing.
@@ -284,8 +271,6 @@ def test_a_case_is_measured_once_in_the_run_without_answers_and_a_forger_still_l
     counts passes the first run and its visible check, and the second run's
     measurement takes the whole task, as the visible check takes an honest
     rescanning merge's (the lower score of the two runs stands)."""
-    from grading_support import SOLUTIONS, exercise_with
-
     from bpe_lab.grading.commands.grader import grade
     from bpe_lab.grading.run import sandbox
 
