@@ -14,8 +14,9 @@ lab: $(STAMP)
 
 # Three test processes (pytest-xdist), each file whole in one of them: a
 # notebook's cells share one kernel, a module's fixtures one process. Three
-# on two cores: with two, the cores sat idle about a fifth of the run (tests
-# waiting on kernels, timeouts, a browser), measured from /proc/stat.
+# on two cores: with two, the cores sat idle about a seventh of the run
+# (tests waiting on kernels, timeouts, a browser), measured from /proc/stat;
+# with three, a sixteenth.
 test: lint browser
 	$(BIN)/python -m pytest -n 3 --dist loadfile --durations=15
 
