@@ -208,11 +208,10 @@ def judge(task: Task, probes: list[Any], hidden: Iterable[str] = ()) -> tuple[in
     if delegated:
         return 0, delegated
     hidden = generated_calls([task]) + list(hidden)
-    for number, (case, result) in enumerate(zip(task.cases, probes[0]), start=1):
-        if isinstance(result, dict) and result.get(OVER) is True and "measured" in result:
-            why = _case_failure(number, case, result, hidden)
-            return 0, f"{why}; that is the work this task is about, so it costs the whole task"
     failures = [_case_failure(n, c, r, hidden) for n, (c, r) in enumerate(zip(task.cases, probes[0]), start=1)]
+    over = [f for f, r in zip(failures, probes[0]) if isinstance(r, dict) and r.get(OVER) is True and "measured" in r]
+    if over:  # measured over its bound: the work the task is about
+        return 0, f"{over[0]}; that is the work this task is about, so it costs the whole task"
     wrong = [f for f in failures if f]
     if not wrong:
         return len(task.cases), ""
