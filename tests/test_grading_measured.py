@@ -309,3 +309,36 @@ def test_a_call_that_raised_in_the_kernel_is_not_measured(tmp_path, monkeypatch)
     monkeypatch.setattr(sandbox, "_measured", never)
     raising = ANSWERS + "\ndef merge_indexed(words, counts, index, pair):\n    raise NotImplementedError()\n"
     assert _measured(raising, MERGE, tmp_path) == {"error": "NotImplementedError", "reached": []}
+
+
+def test_a_figure_over_its_bound_is_measured_again_and_the_first_within_it_stands(monkeypatch):
+    """Load from other processes inflates a figure now and then: over the
+    bound (which costs the whole task) the case is measured again, up to
+    ``TRIES`` times; an answer over it every time is over; a timeout (the
+    kernel restarted) is not tried again."""
+    from bpe_lab.grading.run import sandbox
+    from bpe_lab.grading.run.measure import TRIES
+
+    plan = plan_of(MERGE)
+    over = {"measured": "too slow", "reached": [], "over": True}
+    flat = {"repr": "'flat'", "reached": []}
+
+    class Kernel:
+        async def run(self, source, results=False):
+            return Outcome("ok")
+
+    def measured(figures):
+        calls = []
+
+        async def timed(kernel, plan, cells):
+            calls.append(cells)
+            return figures[len(calls) - 1]
+
+        monkeypatch.setattr(sandbox, "_timed", timed)
+        return asyncio.run(sandbox._measured(Kernel(), plan, ["a", "b"])), len(calls)
+
+    assert TRIES == 3
+    assert measured([(flat, False)]) == ((flat, False), 1)
+    assert measured([(over, False), (flat, False)]) == ((flat, False), 2)
+    assert measured([(over, False)] * 3) == ((over, False), 3)
+    assert measured([(over, True)]) == ((over, True), 1)

@@ -60,7 +60,7 @@ import nbformat
 from bpe_lab.grading.run import wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
 from bpe_lab.grading.run.jail import Confinement
-from bpe_lab.grading.run.measure import OVER, Measured, PeakMemory, cpu_seconds, decide, planned
+from bpe_lab.grading.run.measure import OVER, TRIES, Measured, PeakMemory, cpu_seconds, decide, planned
 from bpe_lab.grading.run.reaper import MARK, new_token, reap
 from bpe_lab.grading.run.relay import Relay
 from bpe_lab.grading.run.relay import available as relay_available
@@ -472,12 +472,16 @@ async def _measure(kernel: _Kernel, cell: Cell, outcome: Outcome) -> bool:
 async def _measured(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dict[str, Any], bool]:
     """One measured case: its setup, its timed cells measured, its cleanup
     (whatever came before, unless the kernel is gone: what the setup made
-    must not weigh on the cells after it); the case's result and whether
+    must not weigh on the cells after it), all again while the figure is
+    over its bound, up to ``TRIES`` times; the case's result and whether
     the kernel must be restarted."""
-    verdict, broken = await _timed(kernel, plan, timed)
-    if not broken:
-        cleanup = await kernel.run(plan.cleanup)
-        broken = cleanup.status in ("timeout", "dead")
+    for _ in range(TRIES):
+        verdict, broken = await _timed(kernel, plan, timed)
+        if not broken:
+            cleanup = await kernel.run(plan.cleanup)
+            broken = cleanup.status in ("timeout", "dead")
+        if broken or verdict.get(OVER) is not True:
+            break
     return verdict, broken
 
 
