@@ -61,6 +61,16 @@ check.TracedWords.__getitem__ = lambda self, i: self._words[i]
 """
 
 
+@pytest.fixture
+def one_try(monkeypatch):
+    """A case over its bound measured once, not ``TRIES`` times: for the tests
+    of what one measurement decides (measuring again has a test of its own,
+    and the graded forger below goes through all of them)."""
+    from bpe_lab.grading.run import sandbox
+
+    monkeypatch.setattr(sandbox, "TRIES", 1)
+
+
 def _measured(answers: str, call: str, tmp_path: Path) -> dict[str, object]:
     """The grader's result for the measured ``call`` after ``answers``."""
     workdir = tmp_path / "work"
@@ -110,14 +120,14 @@ def test_the_solutions_merge_and_trainer_are_measured_flat(tmp_path):
 
 
 @pytest.mark.parametrize("forged", ["", FORGED])
-def test_a_rescanning_merge_is_too_slow_even_when_it_forges_the_counts(tmp_path, forged):
+def test_a_rescanning_merge_is_too_slow_even_when_it_forges_the_counts(tmp_path, forged, one_try):
     result = _measured(ANSWERS + RESCANNING_MERGE + forged, MERGE, tmp_path)
     assert result["measured"] == (
         "too slow: the work grew with the corpus (100 merges on the core's 166 words, alone and with 200,000 more)"
     )
 
 
-def test_a_recounting_trainer_is_too_slow_even_when_it_forges_the_counts(tmp_path):
+def test_a_recounting_trainer_is_too_slow_even_when_it_forges_the_counts(tmp_path, one_try):
     result = _measured(ANSWERS + RECOUNTING_TRAINER + FORGED, TRAIN, tmp_path)
     assert str(result["measured"]).startswith("too slow: the work grew with the corpus times the merges (")
 
@@ -242,7 +252,7 @@ def test_the_solutions_stream_is_measured_bounded_every_time(tmp_path):
 
 
 @pytest.mark.parametrize("answer", [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER])
-def test_holding_the_whole_text_is_measured_even_when_the_meter_is_forged(tmp_path, answer):
+def test_holding_the_whole_text_is_measured_even_when_the_meter_is_forged(tmp_path, answer, one_try):
     held = {"measured": f"held the whole text ({HELD_SIZE})", "reached": [], "over": True}
     assert _held(answer, tmp_path) == [held]
 
