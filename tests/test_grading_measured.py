@@ -280,7 +280,9 @@ def test_a_case_is_measured_once_in_the_run_without_answers_and_a_forger_still_l
     unless its call raised. A rescanning merge that forges the kernel's
     counts passes the first run and its visible check, and the second run's
     measurement takes the whole task, as the visible check takes an honest
-    rescanning merge's (the lower score of the two runs stands)."""
+    rescanning merge's (the lower score of the two runs stands). The
+    student's trainer, which merges with the solution's merge, keeps its
+    points."""
     from bpe_lab.grading.commands.grader import grade
     from bpe_lab.grading.run import sandbox
 
@@ -292,11 +294,19 @@ def test_a_case_is_measured_once_in_the_run_without_answers_and_a_forger_still_l
         return await real(kernel, plan, timed)
 
     monkeypatch.setattr(sandbox, "_measured", counted)
-    gid = "04_complexity_merge_indexed_answer"
-    solved = next(c.source for c in SOLUTION.cells if nbgrader(c).get("grade_id") == gid)
+    solved = {nbgrader(c).get("grade_id"): c.source for c in SOLUTION.cells}
+    forged_merge = solved["04_complexity_merge_indexed_answer"] + RESCANNING_MERGE + FORGED
+    # with the rescanning merge, the trainer's 50 more merges on 100,000 more words would cost about
+    # the bound: it would keep or lose its points by the machine's load (a fresh-clone run lost them)
+    call = "in merge_indexed(words, counts, index, pair)"
+    assert call in solved["04_complexity_train_indexed_answer"]
+    own_train = solved["04_complexity_train_indexed_answer"].replace(
+        call, call.replace("merge_indexed", "_local_merge")
+    )
     path = tmp_path / "mallory" / "04_complexity.ipynb"
     path.parent.mkdir()
-    nb = exercise_with("04_complexity", {"04_complexity_merge_indexed": solved + RESCANNING_MERGE + FORGED})
+    answers = {"04_complexity_merge_indexed": forged_merge, "04_complexity_train_indexed": own_train}
+    nb = exercise_with("04_complexity", answers)
     nbformat.write(nb, path)
     (report,) = grade([path], solutions_dir=SOLUTIONS, limits=LIMITS, jobs=1)
     tasks = {t.grade_id: t for t in report.tasks}
