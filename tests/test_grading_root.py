@@ -27,6 +27,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from grading_support import ROOT, SOLUTIONS, needs_bwrap
+from packaging.requirements import Requirement
 
 from bpe_lab.grading.run import jail
 from bpe_lab.grading.run.distributions import allowed, closure, imported_by
@@ -140,7 +141,7 @@ def attacked(course):
         listings=[str(ROOT), str(Path.home()), "/"],
         writes=[str(launch), str(classmate), str(SOLUTIONS / "03_encoding.ipynb")],
         sites=[str(p) for p in allowed(package_dir())] + [str(p) for p in _sites()],
-        imports=[*ANSWERERS, "numpy", "pandas", "matplotlib.pyplot", "regex", "bpe_lab.core"],
+        imports=[*ANSWERERS, "debugpy", "numpy", "pandas", "matplotlib.pyplot", "regex", "bpe_lab.core"],
     )
     before = _digest([launch, classmate])
     run = folder / "run"
@@ -218,12 +219,15 @@ def test_no_library_that_answers_a_task_can_be_imported(attacked):
     assert [imports[name][0] for name in ("numpy", "pandas", "matplotlib.pyplot", "regex", "bpe_lab.core")] == [
         "got"
     ] * 5, imports
+    assert imports["debugpy"][0] == "ModuleNotFoundError", imports  # ipykernel's debugger: no kernel runs it
 
 
 def test_the_allow_list_is_a_closure_without_the_answerers():
     dists = closure(("ipykernel", "pandas"))
     assert {"ipykernel", "jupyter-client", "pyzmq", "traitlets", "pandas", "numpy"} <= set(dists)
     assert not {"tiktoken", "tokenizers", "sentencepiece", "subword-nmt", "nbgrader"} & set(dists)
+    assert "debugpy" in {Requirement(r).name for r in dists["ipykernel"].requires or []}
+    assert "debugpy" not in dists  # required by ipykernel for its debugger, which no grading kernel runs
     tops = {entry.name for entries in allowed(package_dir()).values() for entry in entries}
     assert {"numpy", "regex", "ipykernel", "IPython"} <= tops
     assert not {"tiktoken", "tokenizers", "sentencepiece", "nbgrader"} & tops
