@@ -418,7 +418,27 @@ def test_an_unknown_assignment_is_reported_not_graded(graded):
     assert report.tasks == [] and "cannot tell which assignment" in report.error
 
 
-def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_and_grading_goes_on(tmp_path):
+def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_and_grading_goes_on(
+    tmp_path, monkeypatch
+):
+    """Each cell that calls the loop times out once: the self-check's cases
+    and the demo cell after the answer in the first run. The hidden calls
+    after a self-check that timed out are not run (it costs the whole task
+    already), nor, in the second run (decode's, without the package's
+    answers), the demo cell that timed out in the first: before, the loop
+    cost four time limits and six kernels."""
+    from bpe_lab.grading.run import sandbox
+
+    timed_out: list[str] = []
+    run = sandbox._Kernel.run
+
+    async def counted(self, source, results=False):
+        outcome = await run(self, source, results)
+        if outcome.status == "timeout":
+            timed_out.append(source)
+        return outcome
+
+    monkeypatch.setattr(sandbox._Kernel, "run", counted)
     looping = (
         "def encode_word(word, merges):\n"
         "    while True:\n"
@@ -431,7 +451,11 @@ def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_an
     nbformat.write(submission("03_encoding", {ENCODE: looping}), path)
     report = grade([path], solutions_dir=SOLUTIONS, limits=Limits(cell_timeout=2, notebook_timeout=60))[0]
     assert _points(report) == {"encode_word": 0, "decode": 2}
-    assert "timed out" in _message(report, "encode_word")
+    message = _message(report, "encode_word")
+    assert "timed out" in message and "hidden tests not run: the self-check's cases did not come back" in message
+    assert len(timed_out) == 2, timed_out
+    assert timed_out[0].startswith("check.check_encode_word(encode_word)")
+    assert timed_out[1].startswith("encode_word(")  # the notebook's demo cell
 
 
 def test_the_notebook_time_limit_marks_the_remaining_tasks(tmp_path):

@@ -96,7 +96,7 @@ from bpe_lab.grading.run.distributions import needs
 from bpe_lab.grading.run.jail import Confinement, confine, repository
 from bpe_lab.grading.run.kernel_package import notebook_roots, view
 from bpe_lab.grading.run.reach import Name
-from bpe_lab.grading.run.sandbox import Cell, Limits, Outcome, run_cells
+from bpe_lab.grading.run.sandbox import STUCK, Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.run.stubs import package_dir
 from bpe_lab.grading.run.visible import Visible, record
 from bpe_lab.grading.score.judge import generated_calls, score_written, short
@@ -134,33 +134,53 @@ async def _execute(
     steps: list[Step], workdir: Path, limits: Limits, confinement: Confinement, deferred: frozenset[str] = frozenset()
 ) -> dict[str, Outcome]:
     """Run the steps in the sandbox; the outcome of each test by grade_id
-    (and of its visible cell by ``VISIBLE + grade_id``). The measured cases
-    of the tests in ``deferred`` are left to the second run (``_recheck``).
+    (and of its visible cell by ``VISIBLE + grade_id``, and of any other
+    step that timed out or killed its kernel by ``_STUCK + index``). A
+    test's hidden calls are not run when its visible cell timed out or
+    killed its kernel. The measured cases of the tests in ``deferred`` are
+    left to the second run (``_recheck``).
 
     A failed test whose answer cell failed too says so: "NameError: name
     'train' is not defined" is clearer with the SyntaxError that caused it.
     """
-    cells, order = [], []
-    for step in steps:
+    cells: list[Cell] = []
+    order: list[tuple[int, Step]] = []  # each cell's step, and that step's index
+    for index, step in enumerate(steps):
+        after = None
         if step.visible:
+            after = (len(cells), _HIDDEN_NOT_RUN)
             cells.append(Cell(step.visible, replay=False, results=True))
-            order.append(Step("", "visible", step.grade_id))
+            order.append((index, Step("", "visible", step.grade_id)))
         test = step.role == "test"
-        cells.append(Cell(step.source, replay=not test, results=test, measure=step.grade_id not in deferred))
-        order.append(step)
+        measure = step.grade_id not in deferred
+        cells.append(Cell(step.source, replay=not test, results=test, measure=measure, after=after))
+        order.append((index, step))
     outcomes = await run_cells(cells, workdir, limits, confinement)
     results: dict[str, Outcome] = {}
     answer_error = ""
-    for step, outcome in zip(order, outcomes):
+    for (index, step), outcome in zip(order, outcomes):
         if step.role == "answer" and outcome.status != "ok":
             answer_error = outcome.error[:300]
         if step.role in ("visible", "test"):
             if outcome.status != "ok" and answer_error and outcome.status != "not run":
                 outcome.error += f" (an earlier cell failed: {answer_error})"
             results[(VISIBLE if step.role == "visible" else "") + step.grade_id] = outcome
+        elif outcome.status in STUCK:
+            results[f"{_STUCK}{index}"] = outcome
         if step.role == "test":
             answer_error = ""
     return results
+
+
+#: Why a test's hidden calls were not run: its visible check's cases timed out or killed the kernel.
+_HIDDEN_NOT_RUN = "hidden tests not run: the self-check's cases did not come back, which costs the whole task"
+#: The key of a cell that timed out or killed its kernel (not a test's): ``_STUCK + its step's index``.
+_STUCK = "stuck:"
+
+
+def _stuck_steps(outcomes: dict[str, Outcome]) -> set[int]:
+    """The steps (by index) that timed out or killed their kernel in the run of ``outcomes``."""
+    return {int(key[len(_STUCK) :]) for key in outcomes if key.startswith(_STUCK)}
 
 
 @dataclass
@@ -244,13 +264,14 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
     rechecked = frozenset(t.grade_id for t in tasks if _checked_again(t))  # their measured cases: in the second run
     view = run.view(sub.assignment)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, view, rechecked)
+    stuck = _stuck_steps(outcomes)
     checks = run.visible[sub.assignment]
     hidden = generated_calls(tasks)  # no message repeats any of them
     report.tasks = [
         task_score(t, outcomes.get(t.grade_id), checks.get(t.grade_id), outcomes.get(VISIBLE + t.grade_id), hidden)
         for t in tasks
     ]
-    await _recheck(sub, nb, steps, tasks, report, run)
+    await _recheck(sub, nb, [s for i, s in enumerate(steps) if i not in stuck], tasks, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
 
@@ -266,7 +287,10 @@ async def _recheck(
 ) -> None:
     """Run the tasks that passed again where their forbidden functions have
     no body, nor what only they reach (one run per forbidden set); a task
-    keeps its points only if its hidden calls are right there too."""
+    keeps its points only if its hidden calls are right there too.
+    ``steps``: the first run's, less those that timed out or killed their
+    kernel there (that run went on without them, and each would cost a
+    time limit again)."""
     scored = {r.grade_id: i for i, r in enumerate(report.tasks)}
     groups: dict[tuple[str, ...], list[Task]] = {}
     for task in tasks:

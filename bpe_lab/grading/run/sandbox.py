@@ -71,6 +71,7 @@ __all__ = [
     "KERNEL_NAME",
     "MAX_MESSAGE",
     "KEPT_ENV",
+    "STUCK",
     "Limits",
     "Cell",
     "Outcome",
@@ -83,6 +84,8 @@ __all__ = [
 #: data of this type; all other output is dropped.
 RESULT_MIME = "application/vnd.bpe-lab.probe+json"
 KERNEL_NAME = "bpe-lab-sandbox"
+#: The outcomes after which the kernel is started again: its state is lost or stuck.
+STUCK = frozenset({"timeout", "dead"})
 _MAX_RESTARTS = 3
 _KERNELS = itertools.count()  # numbers the kernels this process starts, for their sockets' names
 _MAX_OUTPUTS = 10  # kept per cell: errors and results only
@@ -120,12 +123,17 @@ class Cell:
     (``grader``): a case is measured once, where its answer cannot be
     delegated to, and passes here unless its call raised or reached a
     forbidden function (the kernel's word, believed where it costs points);
-    the lower score of the two runs stands."""
+    the lower score of the two runs stands. ``after``: an earlier cell's
+    index, and why this one is not run when that one timed out or its
+    kernel died (a test's hidden calls after its visible check's: that
+    failure already costs the whole task, and a function that loops
+    forever would cost a time limit and a restarted kernel again)."""
 
     source: str
     replay: bool = True
     results: bool = False
     measure: bool = True
+    after: tuple[int, str] | None = None
 
 
 @dataclass
@@ -415,6 +423,9 @@ async def run_cells(
     try:
         await kernel.start()
         for cell in cells:
+            if cell.after is not None and outcomes[cell.after[0]].status in STUCK:
+                outcomes.append(Outcome("not run", cell.after[1]))
+                continue
             outcome = await kernel.run(cell.source, cell.results)
             broken = await _measure(kernel, cell, outcome)
             outcomes.append(outcome)
@@ -423,7 +434,7 @@ async def run_cells(
             if outcome.status == "not run":
                 stopped = outcome.error
                 break
-            if outcome.status in ("timeout", "dead") or broken:
+            if outcome.status in STUCK or broken:
                 restarts += 1
                 stopped = (
                     "not run: too many kernel restarts" if restarts > _MAX_RESTARTS else await _restart(kernel, replay)
@@ -479,7 +490,7 @@ async def _measured(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[
         verdict, broken = await _timed(kernel, plan, timed)
         if not broken:
             cleanup = await kernel.run(plan.cleanup)
-            broken = cleanup.status in ("timeout", "dead")
+            broken = cleanup.status in STUCK
         if broken or verdict.get(OVER) is not True:
             break
     return verdict, broken
@@ -490,7 +501,7 @@ async def _timed(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dic
     setup = await kernel.run(plan.setup)
     if setup.status != "ok":
         why = f"the grader could not build {plan.size}: {setup.error[:200]}"
-        return {"measured": why}, setup.status in ("timeout", "dead")
+        return {"measured": why}, setup.status in STUCK
     figures: list[float] = []
     results: list[Any] = []
     for source in timed:
@@ -529,6 +540,6 @@ async def _restart(kernel: _Kernel, replay: list[str]) -> str:
         outcome = await kernel.run(source)
         if outcome.status == "not run":
             return outcome.error
-        if outcome.status in ("timeout", "dead"):
+        if outcome.status in STUCK:
             return f"not run: the kernel could not be restored ({outcome.error})"
     return ""
