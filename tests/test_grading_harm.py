@@ -11,15 +11,14 @@ the task it was in, with the reason.
 
 The attacks that signal other processes run only in bubblewrap's pid
 namespace (without it they could kill this test run): the module needs the
-sandbox, and ``grade(sandbox=True)`` refuses to grade without it.
+sandbox, and ``grade(sandbox=True)`` refuses to grade without it. What a
+submission sends the grader (the amplifications of findings 6 and 7) is
+``test_grading_memory``'s.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import uuid
 
 import nbformat
@@ -27,8 +26,6 @@ import pytest
 from grading_support import DECODE, ENCODE, ROOT, SOLUTIONS, SOLVED, needs_bwrap, running, submission
 
 from bpe_lab.grading.commands.grader import Limits, grade
-from bpe_lab.grading.run.probe import MAX_REPR
-from bpe_lab.grading.run.sandbox import MAX_MESSAGE
 
 LIMITS = Limits(cell_timeout=30, notebook_timeout=150, memory_mb=1536, processes=16, disk_mb=128)
 MARK = f"4323.{uuid.uuid4().int % 10**9:09d}"  # the seconds of the daemons' sleeps: unique, so findable
@@ -203,117 +200,3 @@ def test_a_rewritten_kernelspec_spoils_nothing(tmp_path):
         paths.append(path)
     reports = grade(paths, solutions_dir=SOLUTIONS, limits=LIMITS, workers=1, sandbox=False)
     assert [_points(r) for r in reports] == [{ENCODE: 3, DECODE: 2}] * 2, [r.tasks for r in reports]
-
-
-GRADER_MEMORY = """
-import json, sys
-from bpe_lab.grading.score import judge
-from bpe_lab.grading.run import wire
-from bpe_lab.grading.commands.grader import Limits, grade
-wire.MAX_MESSAGE = judge.MAX_REPR = 1 << 40  # no caps: what they save
-if sys.argv[2] == "capped":
-    wire.MAX_MESSAGE, judge.MAX_REPR = int(sys.argv[3]), int(sys.argv[4])
-reports = grade(json.loads(sys.argv[1]), solutions_dir=sys.argv[5], limits=Limits(cell_timeout=60, memory_mb=3072),
-                workers=1)
-# VmHWM: this process's own peak (ru_maxrss would carry over the peak of the pytest process that forked it)
-peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
-print(json.dumps({"peak_mb": peak >> 10, "reports": [
-    {"total": r.total, "message": {t.grade_id: t.message for t in r.tasks}["03_encoding_encode_word"]}
-    for r in reports]}))
-"""
-
-#: prints 100 MB of output in one message
-FLOOD = "print('x' * (100 << 20))\n"
-#: the first value each test cell reports becomes a list of a million zeros, three megabytes of text
-FORGE = (
-    "import IPython.display as _display\n"
-    "_publish = _display.publish_display_data\n"
-    "def _forged(data, *args, **kwargs):\n"
-    "    big = '[' + '0, ' * (1 << 20) + ']'\n"
-    "    forge = lambda r: {**r, 'repr': big} if isinstance(r, dict) and 'repr' in r else r\n"
-    "    data = {k: [forge(v[0]), *v[1:]] if isinstance(v, list) and v else v for k, v in data.items()}\n"
-    "    return _publish(data, *args, **kwargs)\n"
-    "_display.publish_display_data = _forged\n"
-)
-#: finding 6: ten result messages of 7.4 MB of [{}, {}, ...] (a gigabyte and a half, parsed)
-RESULTS = (
-    "from IPython.display import publish_display_data\n"
-    "_big = [{}] * 1_850_000\n"
-    "for _ in range(10):\n"
-    "    publish_display_data({'application/vnd.bpe-lab.probe+json': _big})\n"
-    "del _big\n"
-)
-_SEND = (
-    "_k = get_ipython().kernel\n"
-    "for _ in range({times}):\n"
-    "    _k.session.send(_k.iopub_socket, 'display_data', {{'data': {{}}, 'metadata': {{}}}}, "
-    "parent=_k.get_parent(), buffers=[_part] * {frames})\n"
-)
-#: finding 6: one message whose 64 MB frame repeats 50 times (3.2 GB, received before any size is looked at)
-FRAMES = "_part = b'x' * (64 << 20)\n" + _SEND.format(times=1, frames=50)
-#: 3 messages of 20 frames of 7 MB, each frame under MAXMSGSIZE: 420 MB received (zmq holds one at a time)
-MANY_FRAMES = "_part = b'x' * (7 << 20)\n" + _SEND.format(times=3, frames=20)
-AMPLIFIERS = {"flood": FLOOD, "forge": FORGE, "results": RESULTS, "frames": FRAMES, "many_frames": MANY_FRAMES}
-
-
-def _grader(paths, capped: bool) -> dict:
-    caps = [str(MAX_MESSAGE), str(MAX_REPR)]
-    listed = json.dumps([str(p) for p in paths])
-    done = subprocess.run(
-        [sys.executable, "-c", GRADER_MEMORY, listed, "capped" if capped else "uncapped", *caps, str(SOLUTIONS)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-        check=True,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _write(folder, code: str):
-    path = folder / "03_encoding.ipynb"
-    path.parent.mkdir()
-    nbformat.write(submission(code + ANSWER), path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def amplified(tmp_path_factory):
-    """Every amplifier graded by one grader process, with the caps: its
-    peak, and each one's report."""
-    folder = tmp_path_factory.mktemp("amplified")
-    paths = [_write(folder / name, code) for name, code in AMPLIFIERS.items()]
-    graded = _grader(paths, True)
-    return graded["peak_mb"], dict(zip(AMPLIFIERS, graded["reports"])), paths
-
-
-def test_the_graders_memory_is_not_the_submissions_to_set(amplified):
-    """Findings 6 and 7: whatever the kernels send, the grader's own peak
-    (VmHWM) stays under 500 MB, and every submission gets its report."""
-    peak, reports, _ = amplified
-    assert peak < 500, (peak, reports)
-    assert reports["results"]["total"] == 5, reports["results"]  # output of a cell that is not a probe: never read
-    assert reports["frames"]["total"] == 5, reports["frames"]  # refused by zmq, the connection made again
-
-
-def test_a_submission_that_sends_too_much_is_stopped(amplified):
-    report = amplified[1]["many_frames"]
-    assert report["total"] < 5 and "MB of messages, more than the 256 MB" in report["message"], report
-
-
-def test_the_grader_drops_messages_too_large_to_read(amplified):
-    """A cell that prints 100 MB at once: the message is over
-    ``MAX_MESSAGE`` and refused by zmq; with no cap, the grader receives
-    and holds it (its peak passes 160 MB for this one notebook alone)."""
-    capped = amplified[1]["flood"]
-    uncapped = _grader(amplified[2][:1], False)
-    assert capped["total"] == uncapped["reports"][0]["total"] == 5
-    assert uncapped["peak_mb"] > 160, uncapped
-
-
-def test_a_forged_report_too_long_to_be_a_value_is_not_parsed(amplified):
-    """Three megabytes of list text where the probe sends at most
-    ``MAX_REPR`` characters: refused unparsed (parsed, it takes the grader
-    past a gigabyte of syntax tree)."""
-    capped = amplified[1]["forge"]
-    assert capped["total"] < 5 and "more than a value may have" in capped["message"], capped
