@@ -12,6 +12,7 @@ spy would have seen them.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import shutil
 import socket
@@ -120,6 +121,30 @@ def test_solutions_score_full_marks_in_the_sandbox(tmp_path_factory):
     graded = shared(tmp_path_factory, ["solution-03_encoding", "solution-05_bytelevel"]).reports
     for report in graded.values():
         assert report.sandbox == "" and report.total + report.pending == report.max_total > 0, report.tasks
+
+
+#: The kernel's own address space, resident memory and threads, as one probe-shaped result.
+_VM = """
+from IPython.display import publish_display_data
+_vm = {l.split(':')[0]: int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(('VmSize', 'VmRSS'))}
+publish_display_data({'application/vnd.bpe-lab.probe+json': [_vm]})
+"""
+
+
+def test_the_memory_limit_counts_what_the_kernel_uses_not_what_malloc_reserves(tmp_path):
+    """With a malloc arena of 64 MB for each of its threads, a kernel's
+    address space was 814 MB at rest, 58 MB of it resident: under a limit of
+    850 MB (``RLIMIT_AS``) importing numpy killed it. With two arenas a
+    kernel imports what the course uses under that limit."""
+    from bpe_lab.grading.run.sandbox import Cell, run_cells
+
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    cells = [Cell("import numpy, regex, bpe_lab\nfrom bpe_lab.grading import check"), Cell(_VM, results=True)]
+    outcomes = asyncio.run(run_cells(cells, workdir, Limits(cell_timeout=60, memory_mb=850)))
+    assert [o.status for o in outcomes] == ["ok", "ok"], outcomes
+    (vm,) = outcomes[1].results[0]
+    assert vm["VmSize"] < 600 << 10, vm  # kB: the limit's room is the kernel's to use
 
 
 def test_without_a_sandbox_the_grader_refuses_unless_told(spying, tmp_path, monkeypatch):

@@ -4,7 +4,13 @@ What the grader needs from a kernel, and why each piece is here:
 
 - **Limits.** A memory limit (``RLIMIT_AS``, set by the kernel process on
   itself before ipykernel starts: jupyter_client cannot pass a ``preexec_fn``),
-  a file-size limit, a time limit per cell and one per notebook.
+  a file-size limit, a time limit per cell and one per notebook. The address
+  space is what the kernel uses, not what glibc reserves: with a malloc arena
+  of 64 MB for each of its threads a kernel's address space was 814 MB at
+  rest (58 MB resident), and at a limit of 850 MB importing numpy killed it
+  (a thread that meets another in malloc may take one more arena: a busy
+  machine leaves less still); with two arenas (``MALLOC_ARENA_MAX``; the
+  relay runs with one) it is 348 MB.
 - **A directory of its own.** The kernel starts in a fresh folder, and HOME
   and IPython's folders point there, so ``rm -rf *``, a history file or a
   matplotlib cache touch nothing else.
@@ -186,6 +192,7 @@ def kernel_env(workdir: Path, confinement: Confinement, token: str, outside: dic
         PYTHONPATH=package_root,
         PYDEVD_DISABLE_FILE_VALIDATION="1",
         PYTHONDONTWRITEBYTECODE="1",  # no __pycache__ written into the package from the kernel
+        MALLOC_ARENA_MAX="2",  # the memory limit counts what the kernel uses, not glibc's empty reservations
     )
     return env
 
