@@ -68,6 +68,7 @@ __all__ = [
     "SAMPLE",
     "TRIES",
     "Measured",
+    "beyond_load",
     "plan_of",
     "marks",
     "planned",
@@ -142,9 +143,33 @@ def rss_bytes(root: int) -> int:
 #: Seconds between two looks at a measured cell's memory (a look scans ``/proc``: a few ms more).
 SAMPLE = 0.01
 #: How many times in all a case measured over its bound is measured: the first figure within the
-#: bound stands. Other processes' load (a class graded on every core) now and then inflates one
-#: figure, and over the bound costs the whole task; an answer whose work grows is over every time.
+#: bound stands. Over the bound costs the whole task, and other processes' load (a class graded on
+#: every core) could inflate one call's figure; an answer whose work grows is over every time. A
+#: figure too far over for load to explain (``beyond_load``) is not measured again.
 TRIES = 3
+
+
+def beyond_load(plan: Measured, figures: list[float]) -> bool:
+    """Whether a figure over its bound is too far over for other processes'
+    load to explain, so that measuring again would only cost time (a
+    textbook trainer's case took 7 CPU seconds a try). CPU: the weighted sum
+    is more than twice what the calls it subtracts took, and twice the
+    bound. A flat answer's sum is noise around 0 (the solution's calls here:
+    0.26, 0.00, 0.25 and 0.01 s, weighted -1, +1, +1, -1), so load would
+    have to make its added calls take three times as long as the
+    subtracted ones; a rescanning merge's is 0.45 s over calls of 0.08 s
+    subtracted. Memory: a peak more than twice the bound (reading 08's text
+    whole held 14 MB and more; the solution 0).
+
+    >>> plan = Measured("cpu", "", (("f(1)", -1, 1), ("f(2)", 1, 1)), "", 0.12, "9 words", "too slow", "flat")
+    >>> beyond_load(plan, [0.08, 0.53]), beyond_load(plan, [0.26, 0.50])
+    (True, False)
+    """
+    if plan.kind == "cpu":
+        grew = sum(weight * seconds for (_, weight, _), seconds in zip(plan.timed, figures))
+        subtracted = sum(seconds for (_, weight, _), seconds in zip(plan.timed, figures) if weight < 0)
+        return grew > 2 * max(subtracted, plan.bound)
+    return max(figures, default=0.0) > 2 * plan.bound
 
 
 class PeakMemory:

@@ -66,7 +66,16 @@ import nbformat
 from bpe_lab.grading.run import wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
 from bpe_lab.grading.run.jail import Confinement
-from bpe_lab.grading.run.measure import OVER, TRIES, Measured, PeakMemory, cpu_seconds, decide, planned
+from bpe_lab.grading.run.measure import (
+    OVER,
+    TRIES,
+    Measured,
+    PeakMemory,
+    beyond_load,
+    cpu_seconds,
+    decide,
+    planned,
+)
 from bpe_lab.grading.run.reaper import MARK, new_token, reap
 from bpe_lab.grading.run.relay import Relay
 from bpe_lab.grading.run.relay import available as relay_available
@@ -491,30 +500,33 @@ async def _measured(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[
     """One measured case: its setup, its timed cells measured, its cleanup
     (whatever came before, unless the kernel is gone: what the setup made
     must not weigh on the cells after it), all again while the figure is
-    over its bound, up to ``TRIES`` times; the case's result and whether
-    the kernel must be restarted."""
+    over its bound but not beyond what load could explain
+    (``measure.beyond_load``), up to ``TRIES`` times; the case's result
+    and whether the kernel must be restarted."""
     for _ in range(TRIES):
-        verdict, broken = await _timed(kernel, plan, timed)
+        verdict, broken, figures = await _timed(kernel, plan, timed)
         if not broken:
             cleanup = await kernel.run(plan.cleanup)
             broken = cleanup.status in STUCK
-        if broken or verdict.get(OVER) is not True:
+        if broken or verdict.get(OVER) is not True or beyond_load(plan, figures):
             break
     return verdict, broken
 
 
-async def _timed(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dict[str, Any], bool]:
-    """A measured case's setup and timed cells: its result, and whether the kernel must be restarted."""
+async def _timed(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dict[str, Any], bool, list[float]]:
+    """A measured case's setup and timed cells: its result, whether the
+    kernel must be restarted, and the timed cells' figures (none unless
+    every one was measured)."""
     setup = await kernel.run(plan.setup)
     if setup.status != "ok":
         why = f"the grader could not build {plan.size}: {setup.error[:200]}"
-        return {"measured": why}, setup.status in STUCK
+        return {"measured": why}, setup.status in STUCK, []
     figures: list[float] = []
     results: list[Any] = []
     for source in timed:
         root = kernel.root
         if root is None:
-            return {"measured": "the grader could not measure this case (no kernel process to look at)"}, False
+            return {"measured": "the grader could not measure this case (no kernel process to look at)"}, False, []
         if plan.kind == "memory":
             with PeakMemory(root) as memory:
                 ran = await kernel.run(source, results=True)
@@ -524,12 +536,12 @@ async def _timed(kernel: _Kernel, plan: Measured, timed: list[str]) -> tuple[dic
             ran = await kernel.run(source, results=True)
             figure = await asyncio.to_thread(cpu_seconds, root) - before
         if ran.status == "timeout":
-            return {"measured": f"too slow: it ran past the time limit on {plan.size}", OVER: True}, True
+            return {"measured": f"too slow: it ran past the time limit on {plan.size}", OVER: True}, True, []
         if ran.status != "ok":
-            return {"measured": f"{ran.error[:200]} (on {plan.size})"}, ran.status == "dead"
+            return {"measured": f"{ran.error[:200]} (on {plan.size})"}, ran.status == "dead", []
         figures.append(figure)
         results.append(ran.results[0] if len(ran.results) == 1 else None)
-    return decide(plan, figures, results), False
+    return decide(plan, figures, results), False, figures
 
 
 async def _restart(kernel: _Kernel, replay: list[str]) -> str:
