@@ -38,7 +38,9 @@ What the grader needs from a kernel, and why each piece is here:
   restarted as after any crash.
 - **Going on after a crash.** After a timeout or a dead kernel (``os._exit``,
   ``SIGKILL``, out of memory) a new kernel replays the replayable cells that
-  had worked, and the run continues with the next cell.
+  had worked, and the run continues with the next cell, unless that cell
+  needs the one that got stuck (``Cell.after``: a test's hidden calls after
+  its visible check's).
 
 - **Walls.** With a ``Confinement`` from ``jail``, the kernel runs inside
   bubblewrap as nobody with no capability, seeing only what it is given
