@@ -166,10 +166,17 @@ def beyond_load(plan: Measured, figures: list[float]) -> bool:
     (True, False)
     """
     if plan.kind == "cpu":
-        grew = sum(weight * seconds for (_, weight, _), seconds in zip(plan.timed, figures))
         subtracted = sum(seconds for (_, weight, _), seconds in zip(plan.timed, figures) if weight < 0)
-        return grew > 2 * max(subtracted, plan.bound)
-    return max(figures, default=0.0) > 2 * plan.bound
+        return _figure(plan, figures) > 2 * max(subtracted, plan.bound)
+    return _figure(plan, figures) > 2 * plan.bound
+
+
+def _figure(plan: Measured, figures: list[float]) -> float:
+    """What a case's timed cells come to, to hold against its bound: CPU, the
+    weighted sum of their seconds; memory, the highest peak (0 for none)."""
+    if plan.kind == "cpu":
+        return sum(weight * seconds for (_, weight, _), seconds in zip(plan.timed, figures))
+    return max(figures, default=0.0)
 
 
 class PeakMemory:
@@ -236,11 +243,7 @@ def decide(plan: Measured, figures: list[float], results: list[Any]) -> dict[str
             value = _Wrong
         if value is _Wrong or not same(value, expected):
             return {"measured": f"returned a wrong value on {plan.size}", "reached": reached}
-    if plan.kind == "cpu":
-        grew = sum(weight * seconds for (_, weight, _), seconds in zip(plan.timed, figures))
-    else:
-        grew = max(figures)
-    if grew > plan.bound:
+    if _figure(plan, figures) > plan.bound:
         return {"measured": f"{plan.mistake} ({plan.size})", "reached": reached, OVER: True}
     return {"repr": repr(plan.passed), "reached": reached}
 
