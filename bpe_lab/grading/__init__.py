@@ -11,6 +11,8 @@ submission meets them (each stage imports only the ones before it):
   a task may not call) and ``guard`` (the trap that catches a call); it
   imports nothing of the instructor's side;
 - ``parsing``: the one ``ast.parse`` every stage below makes;
+- ``notebook_format``: the one import of nbformat every stage below makes
+  (without jsonschema's IRI grammars, most of the CPU time of its import);
 - ``authoring/``: ``release`` (``solutions/`` -> ``exercises/``, ``bpe-lab
   release``) and ``tasks`` (a solution's graded tasks, hidden tests and
   written answers, as data);

@@ -24,7 +24,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-import nbformat
+from bpe_lab.grading.notebook_format import nbformat
 
 __all__ = [
     "BEGIN_SOLUTION",

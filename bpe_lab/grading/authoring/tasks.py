@@ -29,12 +29,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-import nbformat
-
 from bpe_lab.grading.authoring.release import BEGIN_HIDDEN, END_HIDDEN, released_source, strip_regions
 from bpe_lab.grading.check.answers import ANSWERS, forbidden
 from bpe_lab.grading.check.guard import canonical
 from bpe_lab.grading.check.hidden import MAX_REPR
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.parsing import parse
 
 __all__ = [

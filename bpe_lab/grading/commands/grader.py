@@ -84,13 +84,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import nbformat
-
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, load_tasks, load_written, parse_hidden
 from bpe_lab.grading.cases.generated import with_generated
 from bpe_lab.grading.check.scratch import process_folder, release
 from bpe_lab.grading.intake.roster import Collection, Submission, collect_class
 from bpe_lab.grading.intake.submissions import PathLike, read_once
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.run.assembly import Step, assemble, probe_only
 from bpe_lab.grading.run.distributions import needs
 from bpe_lab.grading.run.jail import Confinement, confine, repository

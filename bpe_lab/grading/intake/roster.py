@@ -43,10 +43,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import nbformat
-
 from bpe_lab.grading.authoring.tasks import nbgrader
 from bpe_lab.grading.intake.submissions import PathLike, Submitted, notebook_files, read_once, read_solutions
+from bpe_lab.grading.notebook_format import nbformat
 
 __all__ = ["Submission", "Collection", "grade_ids", "student_from_name", "tell_assignment", "collect", "collect_class"]
 

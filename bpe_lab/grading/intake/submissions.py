@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
+from bpe_lab.grading.notebook_format import nbformat
 
 __all__ = [
     "PathLike",

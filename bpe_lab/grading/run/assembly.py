@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import nbformat
-
 from bpe_lab.grading.authoring.tasks import Task, load_tasks, nbgrader
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.run.probe import FORGET_CELL, probe_source
 
 __all__ = ["Step", "assemble", "probe_only"]

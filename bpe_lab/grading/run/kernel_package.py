@@ -45,8 +45,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-import nbformat
-
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.parsing import parse
 from bpe_lab.grading.run.reach import (
     WHOLE,

@@ -63,8 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import nbformat
-
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.run import wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
 from bpe_lab.grading.run.jail import Confinement

@@ -79,8 +79,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
-import nbformat
-
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.grading import check as learner_check
 from bpe_lab.grading.authoring.tasks import Task, nbgrader
@@ -88,6 +86,7 @@ from bpe_lab.grading.check.guard import Delegated
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
 from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.check.runner import CheckFailed
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.parsing import parse
 
 __all__ = ["Recorded", "Visible", "literal", "check_line", "record", "verdict", "short_text"]

@@ -59,11 +59,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import nbformat
-
 from bpe_lab.grading.authoring.tasks import HiddenCase, Task, Written, written_answer
 from bpe_lab.grading.check.guard import delegation_message
 from bpe_lab.grading.check.hidden import same
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.run.measure import OVER
 from bpe_lab.grading.run.probe import MAX_REPR
 from bpe_lab.grading.run.sandbox import Outcome

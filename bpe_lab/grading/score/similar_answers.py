@@ -45,13 +45,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import nbformat
-
 from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, END_SOLUTION, released_source
 from bpe_lab.grading.authoring.tasks import load_tasks, nbgrader
 from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.intake.roster import Collection, Submission, collect_class
 from bpe_lab.grading.intake.submissions import PathLike, read_once
+from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.run.stubs import package_dir
 from bpe_lab.grading.score.similarity import Block, Fingerprints, K, W, base_hashes, compare, fingerprint
 
