@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sys
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 __all__ = ["nbformat"]
 
@@ -48,4 +49,7 @@ def _imported() -> ModuleType:
     return module
 
 
-nbformat = _imported()
+if TYPE_CHECKING:  # the module itself, as a type checker reads it
+    import nbformat
+else:
+    nbformat = _imported()
