@@ -422,15 +422,16 @@ def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_an
     tmp_path, monkeypatch
 ):
     """Each cell that calls the loop times out once: the self-check's cases
-    and the demo cell after the answer in the first run. The hidden calls
-    after a self-check that timed out are not run (it costs the whole task
-    already), nor, in the second run (decode's, without the package's
-    answers), the demo cell that timed out in the first: before, the loop
-    cost four time limits and six kernels."""
+    and the demo cell after the answer. The hidden calls after a self-check
+    that timed out are not run (it costs the whole task already). Three
+    kernels: the first, and one after each time limit; decode, whose setup
+    reaches none of its answers, has no second run. Before, the loop cost
+    four time limits and six kernels, then two and four."""
     from bpe_lab.grading.run import sandbox
 
     timed_out: list[str] = []
-    run = sandbox._Kernel.run
+    started: list[int] = []
+    run, start = sandbox._Kernel.run, sandbox._Kernel.start
 
     async def counted(self, source, results=False):
         outcome = await run(self, source, results)
@@ -438,7 +439,12 @@ def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_an
             timed_out.append(source)
         return outcome
 
+    async def counted_start(self):
+        started.append(1)
+        await start(self)
+
     monkeypatch.setattr(sandbox._Kernel, "run", counted)
+    monkeypatch.setattr(sandbox._Kernel, "start", counted_start)
     looping = (
         "def encode_word(word, merges):\n"
         "    while True:\n"
@@ -456,6 +462,7 @@ def test_an_infinite_loop_that_ignores_interrupts_and_floods_output_times_out_an
     assert len(timed_out) == 2, timed_out
     assert timed_out[0].startswith("check.check_encode_word(encode_word)")
     assert timed_out[1].startswith("encode_word(")  # the notebook's demo cell
+    assert len(started) == 3, started
 
 
 def test_the_notebook_time_limit_marks_the_remaining_tasks(tmp_path):

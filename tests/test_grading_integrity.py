@@ -3,8 +3,9 @@
 For every graded task of every solution notebook a delegating answer is
 generated (its solution region replaced by a call to the matching package
 function). In-process, every forbidden function of every task is read in
-the package view its task is checked again in (``kernel_package``): it has
-no body there. In real kernels, a covering set: every route a learner
+the package view of the run that decides its task (``kernel_package``; the
+second, or the only one where the notebook's setup reaches none of the
+task's answers): it has no body there. In real kernels, a covering set: every route a learner
 might take (a direct import, an alias, ``importlib``, ``getattr``,
 ``sys.modules``, a reference captured in an earlier cell) reaches, in one
 notebook, a different task of its chapter, the routes taken in turn; one
@@ -16,7 +17,7 @@ Each task scores 0 with the function named (or, where the kernel's package
 has no such class at all, its constructor); the solutions keep full marks.
 Submissions that undo the guard in their own kernel (restore ``__code__``,
 copy the function, re-execute the module's source, reload it) still score
-0: the second run has no answer to find. One grading run (two kernels at a
+0: the run that decides the task has no answer to find. One grading run (two kernels at a
 time) serves all; the solutions' is the test run's shared one
 (``grading_support.shared``).
 """
@@ -38,8 +39,8 @@ from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, release_notebook
 from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.check.answers import ANSWERS, CHAPTERS
 from bpe_lab.grading.check.guard import Delegated, canonical, guard
-from bpe_lab.grading.commands.grader import Limits, grade, load_tasks
-from bpe_lab.grading.run.kernel_package import notebook_roots, view
+from bpe_lab.grading.commands.grader import Limits, _Grading, grade, load_tasks
+from bpe_lab.grading.run.kernel_package import view
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
@@ -389,19 +390,51 @@ def test_the_stubbed_package_has_no_answer_to_find(tmp_path):
     assert out.stdout.split() == ["Delegated", "Delegated", "('ab',)"]
 
 
+#: The tasks their first run decides, with no second run: their notebook's setup reaches none of
+#: their answers, so the first run's view has no body for them already (``_Grading.checked_again``).
+DECIDED_IN_ONE_RUN = {
+    "01_compression": {"most_frequent_pair", "compress", "decompress"},
+    "02_training": {"count_pairs", "merge_pair", "train", "first_mistake"},
+    "03_encoding": {"encode_word", "decode"},
+    "04_complexity": {"pair_deltas", "merge_and_update", "build_index", "merge_indexed", "train_indexed"},
+    "05_bytelevel": {"bytes_to_unicode", "encode", "decode"},
+    "06_variants": {"longest_match", "viterbi", "sp_decode"},
+}
+
+
+@pytest.fixture(scope="module")
+def grading(tmp_path_factory) -> _Grading:
+    """What ``grade`` shares across a class of every chapter, as it decides
+    which run decides each task and writes each run's package view."""
+    solutions = {name: _solution(name) for name in NAMES}
+    return _Grading(solutions, SOLUTIONS, tmp_path_factory.mktemp("views"), LIMITS, True)
+
+
+def test_a_task_whose_setup_reaches_none_of_its_answers_is_decided_by_its_first_run(grading):
+    one_run = {}
+    for name in NAMES:
+        tasks = [t for t in grading.prepared(name) if t.forbid and t.cases]
+        if decided := {t.name for t in tasks if not grading.checked_again(name, t)}:
+            one_run[name] = decided
+    assert one_run == DECIDED_IN_ONE_RUN
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_every_forbidden_function_has_no_body_where_its_task_is_checked_again(tmp_path, name):
-    """Read, not imported: in the view of each forbidden set, every function
-    of the set is one ``raise Delegated(ITS PATH)`` (a docstring aside). A
-    function of another library (exercise 09's ``ByteLevelBPETokenizer``) is
-    not in the view: only the first run's trap takes it away."""
-    solution = _solution(name)
-    roots = notebook_roots(solution)
-    for number, forbid in enumerate(sorted({t.forbid for t in load_tasks(solution)})):
-        folder = view(roots, tmp_path / str(number), forbid)[0]
-        others = {path for path in forbid if not path.startswith("bpe_lab.")}
+def test_every_forbidden_function_has_no_body_in_the_run_that_decides_its_task(grading, name):
+    """Read, not imported: in the view of the run that decides a task (the
+    second, without its forbidden set; the first, where its setup reaches
+    none of its answers), every function of the set is one ``raise
+    Delegated(ITS PATH)`` (a docstring aside). A function of another library
+    (exercise 09's ``ByteLevelBPETokenizer``) is not in the view: only the
+    first run's trap takes it away, and its task always has a second run."""
+    for task in grading.prepared(name):
+        if not (task.forbid and task.cases):
+            continue
+        folder = grading.view(name, task.forbid if grading.checked_again(name, task) else ())
+        others = {path for path in task.forbid if not path.startswith("bpe_lab.")}
         assert others <= {"tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__"}, others
-        for path in sorted(set(forbid) - others):
+        assert not others or grading.checked_again(name, task), task.grade_id
+        for path in sorted(set(task.forbid) - others):
             module, qualname = path, []
             while not (folder.parent / (module.replace(".", "/") + ".py")).exists():
                 module, last = module.rsplit(".", 1)
@@ -411,8 +444,8 @@ def test_every_forbidden_function_has_no_body_where_its_task_is_checked_again(tm
             for part in qualname:
                 node = next(n for n in node.body if getattr(n, "name", None) == part)  # type: ignore[attr-defined]
             body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-            assert len(body) == 1 and isinstance(body[0], ast.Raise), (path, ast.unparse(node)[:300])
-            assert f"Delegated({path!r})" in ast.unparse(body[0]), path
+            assert len(body) == 1 and isinstance(body[0], ast.Raise), (task.grade_id, path, ast.unparse(node)[:300])
+            assert f"Delegated({path!r})" in ast.unparse(body[0]), (task.grade_id, path)
 
 
 def test_a_generator_is_trapped_by_a_generator_of_its_own_kind():

@@ -278,14 +278,13 @@ def test_a_memory_verdict_is_the_peak_over_the_bound():
 
 
 def test_a_case_is_measured_once_in_the_run_without_answers_and_a_forger_still_loses_it(tmp_path, monkeypatch):
-    """Graded, each measured case is measured once, in the second run (where
-    the task's answers have no body to delegate to); in the first it passes
-    unless its call raised. A rescanning merge that forges the kernel's
-    counts passes the first run and its visible check, and the second run's
+    """Graded, each measured case is measured once, in the run where the
+    task's answers have no body to delegate to: for chapter 04, whose setup
+    reaches none of them, the first and only one. A rescanning merge that
+    forges the kernel's counts passes its visible check, and the
     measurement takes the whole task, as the visible check takes an honest
-    rescanning merge's (the lower score of the two runs stands). The
-    student's trainer, which merges with the solution's merge, keeps its
-    points."""
+    rescanning merge's. The student's trainer, which merges with the
+    solution's merge, keeps its points."""
     from bpe_lab.grading.commands.grader import grade
     from bpe_lab.grading.run import sandbox
 

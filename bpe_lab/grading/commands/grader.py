@@ -40,7 +40,13 @@ judging it. What a submission can and cannot do, and why:
      The cases the grader measures itself (``measure``) are measured there
      only, once: in the first run they pass unless their call raised or
      reached a forbidden function, so the second run's measurement decides
-     them.
+     them. Where the notebook's setup reaches none of a task's answers
+     (every task of chapters 01 to 04 and 06, and 05's but its trainer),
+     the first run's view already has no body for them, nor for what
+     only they reach: a second run would run the same code in the same
+     package and could find nothing the first could not, so there is
+     none, and the first run decides the task and measures its cases
+     (``_Grading.checked_again``).
 
   The visible self-check is decided here too (``visible``, ``task_score``):
   its calls, recorded once on the solution, are sent to the kernel as cases
@@ -93,7 +99,7 @@ from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.run.assembly import Step, assemble, probe_only
 from bpe_lab.grading.run.distributions import needs
 from bpe_lab.grading.run.jail import Confinement, confine, repository
-from bpe_lab.grading.run.kernel_package import notebook_roots, view
+from bpe_lab.grading.run.kernel_package import bodies, notebook_roots, view
 from bpe_lab.grading.run.reach import Name
 from bpe_lab.grading.run.sandbox import STUCK, Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.run.stubs import package_dir
@@ -229,6 +235,28 @@ class _Grading:
                 return needs(self.solutions[assignment].metadata)
         return ()
 
+    def _bodies(self, assignment: str, forbid: tuple[str, ...] = ()) -> frozenset[Name]:
+        """What keeps its code in ``view(assignment, forbid)``."""
+        self._load(assignment)
+        answers = {p for task in self.tasks[assignment] for p in task.forbid}
+        real = [] if forbid else [v.check for v in self.visible.get(assignment, {}).values() if v.partial]
+        return bodies(self.roots[assignment], forbid, answers, real)
+
+    def checked_again(self, assignment: str, task: Task) -> bool:
+        """Whether ``task``, if it earns points in the first run, is run
+        again without its answers: it has answers to forbid and hidden
+        calls, and the first run's view has bodies the second's would not
+        (its notebook's setup reaches one of the task's answers, or a
+        forbidden function is another library's, which no view of
+        ``bpe_lab`` can take away). Otherwise the first run already ran
+        where the answers have no body: the second would run the same
+        code, and could find nothing the first could not."""
+        if not (task.forbid and task.cases):
+            return False
+        if any(path.split(".")[0] != "bpe_lab" for path in task.forbid):
+            return True
+        return self._bodies(assignment) != self._bodies(assignment, task.forbid)
+
     def view(self, assignment: str, forbid: tuple[str, ...] = ()) -> Path:
         """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
         notebook uses, without ``forbid`` (``kernel_package``; made once)."""
@@ -260,7 +288,7 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         return report
     tasks = with_generated(prepared, sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
-    rechecked = frozenset(t.grade_id for t in tasks if _checked_again(t))  # their measured cases: in the second run
+    rechecked = frozenset(t.grade_id for t in tasks if run.checked_again(sub.assignment, t))  # measured in the second
     view = run.view(sub.assignment)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, view, rechecked)
     stuck = _stuck_steps(outcomes)
@@ -285,15 +313,16 @@ async def _recheck(
     sub: Submission, nb: nbformat.NotebookNode, steps: list[Step], tasks: list[Task], report: Report, run: _Grading
 ) -> None:
     """Run the tasks that passed again where their forbidden functions have
-    no body, nor what only they reach (one run per forbidden set); a task
-    keeps its points only if its hidden calls are right there too.
+    no body, nor what only they reach (one run per forbidden set), if the
+    first run's view had bodies for them (``checked_again``); a task keeps
+    its points only if its hidden calls are right there too.
     ``steps``: the first run's, less those that timed out or killed their
     kernel there (that run went on without them, and each would cost a
     time limit again)."""
     scored = {r.grade_id: i for i, r in enumerate(report.tasks)}
     groups: dict[tuple[str, ...], list[Task]] = {}
     for task in tasks:
-        if _checked_again(task) and report.tasks[scored[task.grade_id]].points > 0:
+        if run.checked_again(str(sub.assignment), task) and report.tasks[scored[task.grade_id]].points > 0:
             groups.setdefault(task.forbid, []).append(task)
     for forbid, group in groups.items():
         package = run.view(str(sub.assignment), forbid)
@@ -305,12 +334,6 @@ async def _recheck(
             if again.points < first.points:
                 again.message = short(_without_answers(again.message), 500)
                 report.tasks[scored[task.grade_id]] = again
-
-
-def _checked_again(task: Task) -> bool:
-    """Whether ``task``, if it earns points in the first run, is run again
-    without its answers: it has answers to forbid and hidden calls."""
-    return bool(task.forbid and task.cases)
 
 
 def _without_answers(message: str) -> str:

@@ -61,7 +61,7 @@ from bpe_lab.grading.run.reach import (
 )
 from bpe_lab.grading.run.stubs import package_dir, stub_source
 
-__all__ = ["KERNEL_CHECK", "HELPERS", "notebook_roots", "stubbed", "view"]
+__all__ = ["KERNEL_CHECK", "HELPERS", "bodies", "notebook_roots", "stubbed", "view"]
 
 _CHECK = "bpe_lab.grading.check"
 
@@ -194,6 +194,21 @@ def view(
     for relative, text in texts:
         (copy / relative).write_text(text, encoding="utf-8")
     return copy, set(keep)
+
+
+def bodies(
+    roots: Iterable[Name],
+    stop: Iterable[str] = (),
+    answers: Iterable[str] = (),
+    real_checks: Iterable[str] = (),
+    source_dir: Path | None = None,
+) -> frozenset[Name]:
+    """The defs that keep their code in ``view(roots, ..., stop, answers,
+    real_checks)``, without writing it: two views with the same bodies
+    differ only in what their stubs say."""
+    source_dir = source_dir or package_dir()
+    stop = tuple(p for p in stop if p.split(".")[0] == "bpe_lab")
+    return _planned(frozenset(roots), stop, frozenset(answers), tuple(real_checks), source_dir)[0]
 
 
 @functools.lru_cache(maxsize=128)
