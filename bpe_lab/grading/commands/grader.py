@@ -235,12 +235,19 @@ class _Grading:
                 return needs(self.solutions[assignment].metadata)
         return ()
 
-    def _bodies(self, assignment: str, forbid: tuple[str, ...] = ()) -> frozenset[Name]:
-        """What keeps its code in ``view(assignment, forbid)``."""
+    def _view_of(self, assignment: str, forbid: tuple[str, ...]) -> tuple[set[Name], set[str], list[str]]:
+        """What ``view(assignment, forbid)`` is made of: the notebook's roots,
+        its answers (stubbed as the learner's to write) and, in the first
+        run only, the self-checks the kernel runs for real."""
         self._load(assignment)
         answers = {p for task in self.tasks[assignment] for p in task.forbid}
         real = [] if forbid else [v.check for v in self.visible.get(assignment, {}).values() if v.partial]
-        return bodies(self.roots[assignment], forbid, answers, real)
+        return self.roots[assignment], answers, real
+
+    def _bodies(self, assignment: str, forbid: tuple[str, ...] = ()) -> frozenset[Name]:
+        """What keeps its code in ``view(assignment, forbid)``."""
+        roots, answers, real = self._view_of(assignment, forbid)
+        return bodies(roots, forbid, answers, real)
 
     def checked_again(self, assignment: str, task: Task) -> bool:
         """Whether ``task``, if it earns points in the first run, is run
@@ -261,12 +268,10 @@ class _Grading:
         """The ``bpe_lab`` a kernel of ``assignment`` imports: what its
         notebook uses, without ``forbid`` (``kernel_package``; made once)."""
         key = (assignment, forbid)
-        self._load(assignment)
         if key not in self.views:
+            roots, answers, real = self._view_of(assignment, forbid)
             folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
-            answers = {p for task in self.tasks[assignment] for p in task.forbid}
-            real = [] if forbid else [v.check for v in self.visible.get(assignment, {}).values() if v.partial]
-            self.views[key] = view(self.roots[assignment], folder, forbid, answers, real)[0]
+            self.views[key] = view(roots, folder, forbid, answers, real)[0]
         return self.views[key]
 
 
