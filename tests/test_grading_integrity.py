@@ -39,7 +39,7 @@ from bpe_lab.grading.authoring.release import BEGIN_SOLUTION, release_notebook
 from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.check.answers import ANSWERS, CHAPTERS
 from bpe_lab.grading.check.guard import Delegated, canonical, guard
-from bpe_lab.grading.commands.grader import Limits, _Grading, grade, load_tasks
+from bpe_lab.grading.commands.grader import Limits, deciding_views, grade, load_tasks
 from bpe_lab.grading.run.kernel_package import view
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -403,37 +403,36 @@ DECIDED_IN_ONE_RUN = {
 
 
 @pytest.fixture(scope="module")
-def grading(tmp_path_factory) -> _Grading:
-    """What ``grade`` shares across a class of every chapter, as it decides
-    which run decides each task and writes each run's package view."""
-    solutions = {name: _solution(name) for name in NAMES}
-    return _Grading(solutions, SOLUTIONS, tmp_path_factory.mktemp("views"), LIMITS, True)
+def deciding(tmp_path_factory) -> dict[str, tuple[Path, bool]]:
+    """Per task, the package view of the run that decides it and whether
+    that is a second run, as ``grade`` decides for a class of every chapter."""
+    return deciding_views({name: _solution(name) for name in NAMES}, tmp_path_factory.mktemp("views"))
 
 
-def test_a_task_whose_setup_reaches_none_of_its_answers_is_decided_by_its_first_run(grading):
-    one_run = {}
-    for name in NAMES:
-        tasks = [t for t in grading.prepared(name) if t.forbid and t.cases]
-        if decided := {t.name for t in tasks if not grading.checked_again(name, t)}:
-            one_run[name] = decided
+def test_a_task_whose_setup_reaches_none_of_its_answers_is_decided_by_its_first_run(deciding):
+    one_run: dict[str, set[str]] = {}
+    for grade_id, (_, again) in deciding.items():
+        if not again:
+            number, chapter, task = grade_id.split("_", 2)  # 04_complexity_merge_and_update
+            one_run.setdefault(f"{number}_{chapter}", set()).add(task)
     assert one_run == DECIDED_IN_ONE_RUN
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_forbidden_function_has_no_body_in_the_run_that_decides_its_task(grading, name):
+def test_every_forbidden_function_has_no_body_in_the_run_that_decides_its_task(deciding, name):
     """Read, not imported: in the view of the run that decides a task (the
     second, without its forbidden set; the first, where its setup reaches
     none of its answers), every function of the set is one ``raise
     Delegated(ITS PATH)`` (a docstring aside). A function of another library
     (exercise 09's ``ByteLevelBPETokenizer``) is not in the view: only the
     first run's trap takes it away, and its task always has a second run."""
-    for task in grading.prepared(name):
-        if not (task.forbid and task.cases):
-            continue
-        folder = grading.view(name, task.forbid if grading.checked_again(name, task) else ())
+    tasks = [t for t in load_tasks(_solution(name)) if t.forbid and t.cases]
+    assert tasks and all(t.grade_id in deciding for t in tasks)
+    for task in tasks:
+        folder, again = deciding[task.grade_id]
         others = {path for path in task.forbid if not path.startswith("bpe_lab.")}
         assert others <= {"tokenizers.implementations.byte_level_bpe.ByteLevelBPETokenizer.__init__"}, others
-        assert not others or grading.checked_again(name, task), task.grade_id
+        assert again or not others, task.grade_id
         for path in sorted(set(task.forbid) - others):
             module, qualname = path, []
             while not (folder.parent / (module.replace(".", "/") + ".py")).exists():

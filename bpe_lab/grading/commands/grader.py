@@ -120,6 +120,7 @@ __all__ = [
     "grade_notebook",
     "grade",
     "grade_collection",
+    "deciding_views",
     "gradebook",
     "format_report",
     "default_workers",
@@ -273,6 +274,24 @@ class _Grading:
             folder = Path(tempfile.mkdtemp(prefix="view-", dir=self.scratch))
             self.views[key] = view(roots, folder, forbid, answers, real)[0]
         return self.views[key]
+
+
+def deciding_views(solutions: Mapping[str, nbformat.NotebookNode], scratch: Path) -> dict[str, tuple[Path, bool]]:
+    """For each task with answers to forbid and hidden calls, by grade_id:
+    the package view (written under ``scratch``) of the run that decides
+    it, and whether that run is a second one (``_Grading.checked_again``).
+    ``solutions``: by assignment. What ``grade`` would decide for a class
+    answering those assignments, asked without grading anyone."""
+    run = _Grading(
+        dict(solutions), solutions_dir=scratch, scratch=scratch, limits=Limits(), sandbox=None
+    )  # no kernel runs
+    found = {}
+    for assignment in solutions:
+        for task in run.prepared(assignment):
+            if task.forbid and task.cases:
+                again = run.checked_again(assignment, task)
+                found[task.grade_id] = (run.view(assignment, task.forbid if again else ()), again)
+    return found
 
 
 async def _grade_one(sub: Submission, run: _Grading) -> Report:
