@@ -48,6 +48,7 @@ c.Execute.timeout = 120
 COURSE = """
 import json, shutil, sys
 from pathlib import Path
+import bpe_lab.grading.notebook_format  # nbformat imported as the grader does, before nbgrader imports it
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from traitlets.config.loader import PyFileConfigLoader
