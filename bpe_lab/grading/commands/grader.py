@@ -282,9 +282,8 @@ def deciding_views(solutions: Mapping[str, nbformat.NotebookNode], scratch: Path
     it, and whether that run is a second one (``_Grading.checked_again``).
     ``solutions``: by assignment. What ``grade`` would decide for a class
     answering those assignments, asked without grading anyone."""
-    run = _Grading(
-        dict(solutions), solutions_dir=scratch, scratch=scratch, limits=Limits(), sandbox=None
-    )  # no kernel runs
+    # no kernel runs here: there is no folder of solutions to hide from one
+    run = _Grading(dict(solutions), solutions_dir=scratch, scratch=scratch, limits=Limits(), sandbox=None)
     found = {}
     for assignment in solutions:
         for task in run.prepared(assignment):
@@ -312,7 +311,8 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         return report
     tasks = with_generated(prepared, sub.student, run.salt, report.nonce)
     steps = assemble(solution, nb, tasks)
-    rechecked = frozenset(t.grade_id for t in tasks if run.checked_again(sub.assignment, t))  # measured in the second
+    # the measured cases of a task run again are measured in its second run, the others' in this one
+    rechecked = frozenset(t.grade_id for t in tasks if run.checked_again(sub.assignment, t))
     view = run.view(sub.assignment)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, view, rechecked)
     stuck = _stuck_steps(outcomes)
