@@ -16,8 +16,9 @@ So when this module is the first to import jsonschema in a process, it
 imports nbformat with ``rfc3987_syntax`` made unimportable for that one
 import, and importable again afterwards: jsonschema then simply has no IRI
 checker, as where ``rfc3987_syntax`` is not installed. Where jsonschema is
-already imported (a Jupyter server, a test run's notebook plugin), nothing
-changes.
+already imported (a Jupyter server), nothing changes. The test suite loads
+this module before its notebook plugin imports nbformat (``-p`` in
+pyproject.toml's addopts).
 
 >>> nbformat.v4.new_code_cell("1").cell_type
 'code'
@@ -36,15 +37,13 @@ _GRAMMARS = "rfc3987_syntax"
 
 def _imported() -> ModuleType:
     """nbformat, jsonschema imported without ``_GRAMMARS`` if this is its first import."""
-    if "jsonschema" in sys.modules or _GRAMMARS in sys.modules:
-        import nbformat as module
-
-        return module
-    sys.modules[_GRAMMARS] = None  # type: ignore[assignment]  # "import rfc3987_syntax" raises ImportError
+    first = "jsonschema" not in sys.modules and _GRAMMARS not in sys.modules
+    if first:
+        sys.modules[_GRAMMARS] = None  # type: ignore[assignment]  # "import rfc3987_syntax" raises ImportError
     try:
         import nbformat as module
     finally:
-        if sys.modules.get(_GRAMMARS, 0) is None:
+        if first and sys.modules.get(_GRAMMARS, 0) is None:
             del sys.modules[_GRAMMARS]
     return module
 
