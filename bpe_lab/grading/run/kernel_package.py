@@ -184,11 +184,7 @@ def view(
     ``real_checks``: self-checks (``check_X``) the kernel runs for real, with
     what they reach: those whose cases the grader cannot send (``visible``)."""
     source_dir = source_dir or package_dir()
-    # a forbidden function of another library (exercise 09's ByteLevelBPETokenizer) has no stub here:
-    # this view is of bpe_lab only, so only the first run's trap in the kernel takes that one away
-    stop = tuple(p for p in stop if p.split(".")[0] == "bpe_lab")
-    real_checks = tuple(real_checks)
-    keep, texts = _planned(frozenset(roots), stop, frozenset(answers), real_checks, source_dir)
+    keep, texts = _plan(roots, stop, answers, real_checks, source_dir)
     copy = target / "bpe_lab"
     shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for relative, text in texts:
@@ -206,9 +202,18 @@ def bodies(
     """The defs that keep their code in ``view(roots, ..., stop, answers,
     real_checks)``, without writing it: two views with the same bodies
     differ only in what their stubs say."""
-    source_dir = source_dir or package_dir()
+    return _plan(roots, stop, answers, real_checks, source_dir or package_dir())[0]
+
+
+def _plan(
+    roots: Iterable[Name], stop: Iterable[str], answers: Iterable[str], real_checks: Iterable[str], source_dir: Path
+) -> tuple[frozenset[Name], tuple[tuple[Path, str], ...]]:
+    """``_planned`` for arguments of any iterable kind. A forbidden function
+    of another library (exercise 09's ByteLevelBPETokenizer) has no stub:
+    a view is of bpe_lab only, so only the first run's trap in the kernel
+    takes that one away."""
     stop = tuple(p for p in stop if p.split(".")[0] == "bpe_lab")
-    return _planned(frozenset(roots), stop, frozenset(answers), tuple(real_checks), source_dir)[0]
+    return _planned(frozenset(roots), stop, frozenset(answers), tuple(real_checks), source_dir)
 
 
 @functools.lru_cache(maxsize=128)
