@@ -322,7 +322,7 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         task_score(t, outcomes.get(t.grade_id), checks.get(t.grade_id), outcomes.get(VISIBLE + t.grade_id), hidden)
         for t in tasks
     ]
-    await _recheck(sub, nb, [s for i, s in enumerate(steps) if i not in stuck], tasks, report, run)
+    await _recheck(sub, nb, [s for i, s in enumerate(steps) if i not in stuck], tasks, rechecked, report, run)
     report.tasks = _in_order(solution, report.tasks + [score_written(nb, w) for w in written])
     return report
 
@@ -334,19 +334,26 @@ def _in_order(solution: nbformat.NotebookNode, results: list[TaskResult]) -> lis
 
 
 async def _recheck(
-    sub: Submission, nb: nbformat.NotebookNode, steps: list[Step], tasks: list[Task], report: Report, run: _Grading
+    sub: Submission,
+    nb: nbformat.NotebookNode,
+    steps: list[Step],
+    tasks: list[Task],
+    rechecked: frozenset[str],
+    report: Report,
+    run: _Grading,
 ) -> None:
     """Run the tasks that passed again where their forbidden functions have
     no body, nor what only they reach (one run per forbidden set), if the
-    first run's view had bodies for them (``checked_again``); a task keeps
-    its points only if its hidden calls are right there too.
+    first run's view had bodies for them (``rechecked``: by grade_id, as
+    ``checked_again`` decided); a task keeps its points only if its hidden
+    calls are right there too.
     ``steps``: the first run's, less those that timed out or killed their
     kernel there (that run went on without them, and each would cost a
     time limit again)."""
     scored = {r.grade_id: i for i, r in enumerate(report.tasks)}
     groups: dict[tuple[str, ...], list[Task]] = {}
     for task in tasks:
-        if run.checked_again(str(sub.assignment), task) and report.tasks[scored[task.grade_id]].points > 0:
+        if task.grade_id in rechecked and report.tasks[scored[task.grade_id]].points > 0:
             groups.setdefault(task.forbid, []).append(task)
     for forbid, group in groups.items():
         package = run.view(str(sub.assignment), forbid)
