@@ -283,10 +283,51 @@ def _assigned(module: Module) -> dict[str, list[ast.AST]]:
     return found
 
 
+@functools.cache
+def _run_at_import(root: Path) -> frozenset[Name]:
+    """What code run at import (``_at_import``, module-level statements) of
+    the kernel's side of the package at ``root`` calls: reached by any view."""
+    modules = index(root)
+    found: set[Name] = set()
+    for module in modules.values():
+        if not kernel_side(module.name):
+            continue
+        run: list[ast.AST] = [n for n in top_level_statements(module.tree) if n not in module.defs.values()]
+        for node in module.defs.values():
+            run += _at_import(node)
+        found |= _mentions(modules, module, _calls(run), {})
+    return frozenset(found)
+
+
+@functools.cache
+def _edges(root: Path, name: Name) -> tuple[frozenset[Name], tuple[tuple[str, frozenset[Name]], ...]]:
+    """What the def ``name`` mentions, read once per process: a function's
+    body (and the module-level values it mentions), or a class's bases and,
+    by method name, each method's body (a method in ``stop`` is not entered)."""
+    modules = index(root)
+    module = modules[name[0]]
+    node = module.defs[name[1]]
+    values = _values(root, name[0])
+    if isinstance(node, ast.ClassDef):  # its bases too: a subclass runs their methods (super().__init__)
+        bases = _mentions(modules, module, [*node.bases, *(k.value for k in node.keywords)], {})
+        by_method = tuple((m.name, frozenset(_body_mentions(modules, module, m, values))) for m in methods(node))
+        return frozenset(bases), by_method
+    return frozenset(_body_mentions(modules, module, node, values)), ()
+
+
+@functools.cache
+def _values(root: Path, module: str) -> dict[str, list[ast.AST]]:
+    """``_assigned`` for one module of the package at ``root``, once."""
+    return _assigned(index(root)[module])
+
+
 def reached(roots: Iterable[Name], stop: Iterable[str] = (), root: Path | None = None) -> set[Name]:
     """The package's defs that ``roots`` reach, and those that code run at
-    import calls, not going through the functions in ``stop`` (dotted paths)."""
-    modules = index(root or package_dir())
+    import calls, not going through the functions in ``stop`` (dotted paths).
+    What each def mentions is read once per process (``_edges``): each view
+    only walks them."""
+    root = root or package_dir()
+    modules = index(root)
     stopped = {split_path(p, modules) for p in stop}
     todo: list[Name] = []
     for name in roots:
@@ -295,27 +336,16 @@ def reached(roots: Iterable[Name], stop: Iterable[str] = (), root: Path | None =
             todo.append(target)
         elif target is None:
             raise ValueError(f"{name[0]}.{name[1]}: the package defines no such function or class")
-    values = {name: _assigned(module) for name, module in modules.items()}
-    for module in modules.values():
-        if not kernel_side(module.name):
-            continue
-        run: list[ast.AST] = [n for n in top_level_statements(module.tree) if n not in module.defs.values()]
-        for node in module.defs.values():
-            run += _at_import(node)
-        todo += _mentions(modules, module, _calls(run), {})
+    todo += _run_at_import(root)
     seen: set[Name] = set()
     while todo:
         name = todo.pop()
         if name in seen or name in stopped or not kernel_side(name[0]):
             continue
         seen.add(name)
-        module = modules[name[0]]
-        node = module.defs[name[1]]
-        if isinstance(node, ast.ClassDef):  # its bases too: a subclass runs their methods (super().__init__)
-            todo += _mentions(modules, module, [*node.bases, *(k.value for k in node.keywords)], {})
-            for method in methods(node):
-                if (name[0], f"{name[1]}.{method.name}") not in stopped:
-                    todo += _body_mentions(modules, module, method, values[name[0]])
-        else:
-            todo += _body_mentions(modules, module, node, values[name[0]])
+        mentioned, by_method = _edges(root, name)
+        todo += mentioned
+        for method, inside in by_method:
+            if (name[0], f"{name[1]}.{method}") not in stopped:
+                todo += inside
     return seen
