@@ -4,7 +4,8 @@
 assignment; the grader runs that notebook and seeds its generated cases
 with the digest of those same bytes, and ``similar_answers`` compares it,
 none of them opening the file again; ``bpe-lab grade --similarity`` collects
-the class once and hands that collection to both. The kernel is replaced here by a run
+the class once and hands that collection to both. A solution's visible
+checks are recorded (its cells run) once per process for each text of it. The kernel is replaced here by a run
 that reports nothing (every task then scores 0): what is counted is the
 reading, not the grading, which tests/test_grader.py covers.
 """
@@ -20,6 +21,7 @@ import nbformat
 import pytest
 
 from bpe_lab.cli import main
+from bpe_lab.grading.commands import grader as grader_module
 from bpe_lab.grading.commands.grader import grade, grade_collection
 from bpe_lab.grading.intake import roster, submissions
 from bpe_lab.grading.intake.roster import collect
@@ -153,3 +155,31 @@ def test_what_is_not_a_collection_is_refused_by_name(tmp_path):
     collection = roster.collect_class([tmp_path / "class"], SOLUTIONS)
     assert [s.path for s in collection.submissions] == [path] and collection.solutions_dir == SOLUTIONS
     assert similarity(collection).compared == find_similar(collection.submissions, collection.solutions).compared > 0
+
+
+def test_a_solution_is_read_for_grading_once_per_process_and_again_when_its_text_changes(tmp_path, monkeypatch):
+    """Its visible checks are recorded by running its cells (``visible.record``):
+    once for every grading in the process that meets the same text, again
+    for a solution whose text differs, and the second grading's tasks
+    are the first's."""
+    recorded: list[str] = []
+    record = grader_module.record
+
+    def counting_record(solution: nbformat.NotebookNode, tasks: list[Any]) -> Any:
+        recorded.append(solution.cells[-1].source)
+        return record(solution, tasks)
+
+    monkeypatch.setattr(grader_module, "record", counting_record)
+    grader_module._read_solution_text.cache_clear()
+    _no_kernel(monkeypatch)
+    path = _submission(tmp_path)
+    first = grade([path], solutions_dir=SOLUTIONS, sandbox=False)[0]
+    second = grade([path], solutions_dir=SOLUTIONS, sandbox=False)[0]
+    assert len(recorded) == 1 and [t.grade_id for t in first.tasks] == [t.grade_id for t in second.tasks]
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    nb = nbformat.read(SOLUTIONS / "03_encoding.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("an instructor's note"))
+    nbformat.write(nb, changed / "03_encoding.ipynb")
+    grade([path], solutions_dir=changed, sandbox=False)
+    assert recorded[1:] == ["an instructor's note"]

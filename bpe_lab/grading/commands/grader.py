@@ -82,6 +82,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
+import json
 import os
 import shutil
 import tempfile
@@ -189,6 +191,37 @@ def _stuck_steps(outcomes: dict[str, Outcome]) -> set[int]:
     return {int(key[len(_STUCK) :]) for key in outcomes if key.startswith(_STUCK)}
 
 
+@dataclass(frozen=True)
+class _SolutionRead:
+    """What grading takes from a solution notebook: its tasks (with the
+    calls of their visible checks, recorded on the solution: ``visible``),
+    its written answers, and the package names it reaches."""
+
+    tasks: tuple[Task, ...]
+    written: tuple[Written, ...]
+    roots: frozenset[Name]
+    visible: dict[str, Visible]
+
+
+def _read_solution(solution: nbformat.NotebookNode) -> _SolutionRead:
+    """``solution`` read for grading, once per process for each text of it:
+    recording its visible checks runs its cells, which for the later
+    chapters costs more than a kernel's start, and a process that grades
+    again (a course's grading service, the test suite) meets the same
+    solutions again. What a grading shares between its submissions, it
+    shares with the next grading."""
+    return _read_solution_text(json.dumps(solution, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=32)
+def _read_solution_text(text: str) -> _SolutionRead:
+    solution = nbformat.from_dict(json.loads(text))  # type: ignore[no-untyped-call, unused-ignore]
+    tasks = load_tasks(solution)
+    visible = record(solution, tasks)
+    checked = [dataclasses.replace(t, checked=v.sources()) if (v := visible.get(t.grade_id)) else t for t in tasks]
+    return _SolutionRead(tuple(checked), tuple(load_written(solution)), frozenset(notebook_roots(solution)), visible)
+
+
 @dataclass
 class _Grading:
     """What every submission of one ``grade`` call shares."""
@@ -208,24 +241,17 @@ class _Grading:
     written: dict[str, list[Written]] = field(default_factory=dict)
 
     def _load(self, assignment: str) -> None:
-        """The assignment's tasks, written answers and the package names its
-        notebook reaches, read from its solution when the first submission of
-        it is graded: a class that answers one assignment parses one solution."""
+        """The assignment as read from its solution (``_read_solution``) when
+        the first submission of it is graded: a class that answers one
+        assignment reads one solution."""
         if assignment not in self.tasks:
-            solution = self.solutions[assignment]
-            self.tasks[assignment], self.written[assignment] = load_tasks(solution), load_written(solution)
-            self.roots[assignment] = notebook_roots(solution)
+            read = _read_solution(self.solutions[assignment])
+            self.tasks[assignment], self.written[assignment] = list(read.tasks), list(read.written)
+            self.roots[assignment], self.visible[assignment] = set(read.roots), read.visible
 
     def prepared(self, assignment: str) -> list[Task]:
-        """The assignment's tasks with the calls of their visible checks
-        (recorded on the solution once, in this process: ``visible``)."""
+        """The assignment's tasks with the calls of their visible checks."""
         self._load(assignment)
-        if assignment not in self.visible:
-            self.visible[assignment] = record(self.solutions[assignment], self.tasks[assignment])
-            self.tasks[assignment] = [
-                dataclasses.replace(t, checked=v.sources()) if (v := self.visible[assignment].get(t.grade_id)) else t
-                for t in self.tasks[assignment]
-            ]
         return self.tasks[assignment]
 
     def needs(self, package: Path | None) -> tuple[str, ...]:
