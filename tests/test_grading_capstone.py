@@ -32,7 +32,7 @@ from bpe_lab.grading.check.capstone import EOT, LANGUAGES, split_five_languages,
 from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.run import jail
-from bpe_lab.grading.run.visible import record, verdict
+from bpe_lab.grading.run.visible import record, sent, verdict
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -74,13 +74,14 @@ def test_the_solution_passes_its_checks_and_the_grader_judges_every_case():
     ``"gpt2"`` (its vocabulary is built in the kernel, never sent), so no
     check runs for real in a grading kernel (``visible``)."""
     visible = record(SOLUTION, load_tasks(SOLUTION))
-    sent = {gid.removeprefix("10_capstone_"): len(v.sources()) for gid, v in visible.items()}
-    assert sent == {"split_specials": 11, "train": 9, "my_tokenizer": 4}, sent
+    cases = {gid.removeprefix("10_capstone_"): len(v.sources()) for gid, v in visible.items()}
+    assert cases == {"split_specials": 11, "train": 9, "my_tokenizer": 4}, cases
     assert not any(v.partial for v in visible.values())
-    sources = visible["10_capstone_my_tokenizer"].sources()
-    assert all(s.startswith("check.my_tokenizer_results(MyTokenizer, *(") for s in sources)
-    assert sources[0].startswith("check.my_tokenizer_results(MyTokenizer, *('gpt2', ['Hello world<|endoftext|>")
-    assert max(len(s) for s in sources) < 20_000  # GPT-2's 50,257 tokens are not sent
+    mine = visible["10_capstone_my_tokenizer"]
+    args = [call.args for call in mine.calls]  # each call's arguments, sent as they are or as one string (sent)
+    assert mine.sources() == tuple(f"check.my_tokenizer_results(MyTokenizer, *{sent(a)})" for a in args)
+    assert args[0].startswith("('gpt2', ['Hello world<|endoftext|>")
+    assert max(len(a) for a in args) < 20_000  # GPT-2's 50,257 tokens are not sent
 
 
 def test_gpt2_model_is_gpt2_tokenizers_vocabulary_and_merges_without_the_class_answers():
@@ -108,18 +109,18 @@ def test_the_grader_judges_what_the_kernel_sent_back_for_the_class():
     a text left out (a results helper changed in the kernel) or an error
     fails, named by the tokenizer, never the expected ids."""
     visible = record(SOLUTION, load_tasks(SOLUTION))["10_capstone_my_tokenizer"]
-    sent = [_as_kernel(c.value) for c in visible.calls]
-    assert verdict(visible, sent) == ""
+    returned = [_as_kernel(c.value) for c in visible.calls]
+    assert verdict(visible, returned) == ""
     encoded, decoded, back = visible.calls[1].value
     case = "the self-check check.check_my_tokenizer failed on case 2: MyTokenizer(cl100k, 354 ids vocab, merges, "
     case += "['<|endoftext|>'], cl100k)"
-    sent[1] = _as_kernel((encoded[:-1], decoded, back))
-    assert verdict(visible, sent) == (
+    returned[1] = _as_kernel((encoded[:-1], decoded, back))
+    assert verdict(visible, returned) == (
         f"{case} returned a wrong value: 11 texts, but not one result per case came back from my_tokenizer_results "
         "(was check changed?) (run it in your notebook to see why)"
     )
-    sent[1] = {"error": "NotImplementedError", "reached": []}
-    assert verdict(visible, sent).startswith(f"{case} raised NotImplementedError: MyTokenizer is not written yet")
+    returned[1] = {"error": "NotImplementedError", "reached": []}
+    assert verdict(visible, returned).startswith(f"{case} raised NotImplementedError: MyTokenizer is not written yet")
 
 
 def test_the_answers_are_forbidden_and_resolve():

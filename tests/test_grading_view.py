@@ -26,7 +26,7 @@ from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.run.kernel_package import notebook_roots, view
 from bpe_lab.grading.run.reach import reached
-from bpe_lab.grading.run.visible import literal, record, verdict
+from bpe_lab.grading.run.visible import literal, record, sent, verdict
 
 NOTEBOOKS = {p.stem: nbformat.read(p, as_version=4) for p in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))}
 
@@ -433,11 +433,10 @@ def test_a_check_is_judged_up_to_its_first_input_that_is_not_plain_data():
     production = NOTEBOOKS["09_production"]  # a pipeline is not plain data: its check's results helper sends ids
     pipeline = record(production, load_tasks(production))["09_production_build_pipeline"]
     assert len(pipeline.sources()) == 3 and not pipeline.partial
-    assert all(
-        s.startswith("check.pipeline_results(build_pipeline, *(__import__('bpe_lab').Tokenizer({0: b'\\x00'")
-        for s in pipeline.sources()
-    )
+    args = [call.args for call in pipeline.calls]
+    assert all(a.startswith("(__import__('bpe_lab').Tokenizer({0: b'\\x00'") for a in args)
+    assert pipeline.sources() == tuple(f"check.pipeline_results(build_pipeline, *{sent(a)})" for a in args)
     assert literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})" and literal((object(),)) is None
-    sent = literal(([Counter({"a": 2}), Counter()],))
-    assert sent is not None and eval(sent) == ([Counter({"a": 2}), Counter()],)
-    assert [type(c) for c in eval(sent)[0]] == [Counter, Counter]
+    counters = literal(([Counter({"a": 2}), Counter()],))
+    assert counters is not None and eval(counters) == ([Counter({"a": 2}), Counter()],)
+    assert [type(c) for c in eval(counters)[0]] == [Counter, Counter]
