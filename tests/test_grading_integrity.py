@@ -418,6 +418,16 @@ def test_a_task_whose_setup_reaches_none_of_its_answers_is_decided_by_its_first_
     assert one_run == DECIDED_IN_ONE_RUN
 
 
+def test_every_module_of_every_deciding_view_compiles(deciding):
+    """A function whose body begins with a decorated one (``ui.plots._fonts``)
+    was once stubbed into a SyntaxError."""
+    folders = {folder for folder, _ in deciding.values()}
+    for folder in folders:
+        for path in folder.rglob("*.py"):
+            compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+    assert len(folders) > 1
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_every_forbidden_function_has_no_body_in_the_run_that_decides_its_task(deciding, name):
     """Read, not imported: in the view of the run that decides a task (the

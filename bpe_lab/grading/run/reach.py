@@ -217,8 +217,10 @@ def _mentions(
 
 
 def _at_import(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
-    """The parts of a def that run when the module is imported."""
-    parts: list[ast.AST] = list(node.decorator_list)
+    """The parts of a def that run when the module is imported: its
+    decorators are calls, written as one (``@functools.wraps(f)``) or not
+    (``@_fonts``)."""
+    parts: list[ast.AST] = [d if isinstance(d, ast.Call) else ast.Call(d, [], []) for d in node.decorator_list]
     if isinstance(node, ast.ClassDef):
         parts += node.bases + [k.value for k in node.keywords]
         for item in node.body:

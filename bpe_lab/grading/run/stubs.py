@@ -20,6 +20,15 @@ def f(x):
 def g():
     return 2
 <BLANKLINE>
+
+A body that begins with a decorated function loses its decorators too:
+
+>>> source = 'def outer(f):\\n    "Doc."\\n    @wraps(f)\\n    def inner():\\n        return f()\\n    return inner\\n'
+>>> print(stub_source(source, {"outer": "pkg.outer"}))
+def outer(f):
+    "Doc."
+    raise __import__('bpe_lab.grading.check.guard', fromlist=['Delegated']).Delegated('pkg.outer')
+<BLANKLINE>
 """
 
 from __future__ import annotations
@@ -68,7 +77,9 @@ def stub_source(source: str, stubs: dict[str, str], *, own: bool = True) -> str:
         first = body[1] if has_doc and len(body) > 1 else body[0]
         if has_doc and len(body) == 1:
             raise ValueError(f"{qualname}: cannot stub a function whose body is only a docstring")
-        start, end = first.lineno - 1, body[-1].end_lineno or first.lineno
+        # a decorated statement begins at its first decorator (``first.lineno`` is its ``def``'s)
+        top = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", []))])
+        start, end = top - 1, body[-1].end_lineno or first.lineno
         path = stubs[qualname]
         guard = "__import__('bpe_lab.grading.check.guard', fromlist=['Delegated'])"
         trap = f"raise {guard}.Delegated({path!r}{'' if own else ', False'})"
