@@ -25,6 +25,8 @@ time) serves all; the solutions' is the test run's shared one
 from __future__ import annotations
 
 import ast
+import importlib.machinery
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -375,7 +377,9 @@ def test_the_stubbed_package_has_no_answer_to_find(tmp_path):
     roots = {("bpe_lab", "count_pairs"), ("bpe_lab", "Tokenizer"), ("bpe_lab", "merge_symbols")}
     stop = ["bpe_lab.core.train.count_pairs", "bpe_lab.bytelevel.tokenizer.Tokenizer.encode"]
     copy = view(roots, tmp_path, stop)[0]
-    assert not list(copy.rglob("__pycache__"))
+    for pyc in copy.rglob("*.pyc"):  # each file's own, checked against its source: never the original's code
+        source = pyc.parent.parent / f"{pyc.name.split('.')[0]}.py"
+        assert pyc.read_bytes()[4:16] == (0b11).to_bytes(4, "little") + importlib.util.source_hash(source.read_bytes())
     code = (
         "import bpe_lab\n"
         f"assert bpe_lab.__file__.startswith({str(copy)!r})\n"
@@ -418,13 +422,29 @@ def test_a_task_whose_setup_reaches_none_of_its_answers_is_decided_by_its_first_
     assert one_run == DECIDED_IN_ONE_RUN
 
 
-def test_every_module_of_every_deciding_view_compiles(deciding):
-    """A function whose body begins with a decorated one (``ui.plots._fonts``)
-    was once stubbed into a SyntaxError."""
+class _PycOnly(importlib.machinery.SourceFileLoader):
+    """A loader that may only take a module's code from its pyc."""
+
+    def source_to_code(self, data, path, *, _optimize=-1):  # type: ignore[override]
+        raise AssertionError(f"{path}: compiled from its source, its pyc not used")
+
+
+def test_every_module_of_every_deciding_view_compiles_and_is_imported_from_its_own_bytecode(deciding):
+    """A view's files are written with a pyc each (``kernel_package``: a
+    kernel writes no bytecode, and compiled every view again), checked
+    against its source's hash, so a stub is never run from the original's
+    code. Each compiles: a function whose body begins with a decorated one
+    (``ui.plots._fonts``) was once stubbed into a SyntaxError."""
     folders = {folder for folder, _ in deciding.values()}
     for folder in folders:
         for path in folder.rglob("*.py"):
-            compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+            source = path.read_bytes()
+            compile(source, str(path), "exec", dont_inherit=True)
+            pyc = Path(importlib.util.cache_from_source(str(path))).read_bytes()
+            assert pyc[:16] == importlib.util.MAGIC_NUMBER + (0b11).to_bytes(4, "little") + importlib.util.source_hash(
+                source
+            ), path
+            assert _PycOnly("view", str(path)).get_code("view").co_filename == str(path)
     assert len(folders) > 1
 
 

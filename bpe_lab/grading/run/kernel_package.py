@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
+import marshal
 import shutil
 from collections import defaultdict
 from collections.abc import Iterable
@@ -189,7 +191,43 @@ def view(
     shutil.copytree(source_dir, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for relative, text in texts:
         (copy / relative).write_text(text, encoding="utf-8")
+    for path in copy.rglob("*.py"):
+        _write_bytecode(path)
     return copy, set(keep)
+
+
+def _write_bytecode(path: Path) -> None:
+    """``path`` compiled where an import looks for it (``__pycache__``), as
+    a pyc checked against its source's hash (PEP 552): a kernel imports
+    the view without compiling it (it writes no bytecode, and each view
+    is new: every kernel compiled the package again, about a third of its
+    import), and a pyc that is not its source's is never used."""
+    source = path.read_bytes()
+    compiled = _bytecode(source)
+    if compiled is None:  # the kernel meets the SyntaxError an import of it raises anywhere
+        return
+    cached = Path(importlib.util.cache_from_source(str(path)))
+    cached.parent.mkdir(exist_ok=True)
+    cached.write_bytes(compiled)
+
+
+#: A pyc's flags for "hash-based, checked against the source at each import" (PEP 552).
+_CHECKED_HASH = 0b11
+
+
+@functools.lru_cache(maxsize=1024)
+def _bytecode(source: bytes) -> bytes | None:
+    """A checked-hash pyc of ``source`` (None if it does not compile),
+    compiled as an import compiles it without ``-O``, as a kernel runs (the
+    file name in it is set to the source's when imported); once per
+    process for each text: most of a view's files are the package's own in
+    every view."""
+    try:
+        code = compile(source, "<bpe_lab view>", "exec", dont_inherit=True, optimize=0)
+    except (SyntaxError, ValueError):
+        return None
+    header = importlib.util.MAGIC_NUMBER + _CHECKED_HASH.to_bytes(4, "little") + importlib.util.source_hash(source)
+    return header + marshal.dumps(code)
 
 
 def bodies(
