@@ -235,24 +235,19 @@ class _Grading:
     hide: tuple[Path, ...] = ()
     nonces: dict[tuple[str, str], str] = field(default_factory=dict)  # recorded ones, for a re-grade
     views: dict[tuple[str, tuple[str, ...]], Path] = field(default_factory=dict)
-    visible: dict[str, dict[str, Visible]] = field(default_factory=dict)
-    roots: dict[str, set[Name]] = field(default_factory=dict)
-    tasks: dict[str, list[Task]] = field(default_factory=dict)
-    written: dict[str, list[Written]] = field(default_factory=dict)
+    solutions_read: dict[str, _SolutionRead] = field(default_factory=dict)
 
-    def _load(self, assignment: str) -> None:
+    def assignment(self, name: str) -> _SolutionRead:
         """The assignment as read from its solution (``_read_solution``) when
-        the first submission of it is graded: a class that answers one
-        assignment reads one solution."""
-        if assignment not in self.tasks:
-            read = _read_solution(self.solutions[assignment])
-            self.tasks[assignment], self.written[assignment] = list(read.tasks), list(read.written)
-            self.roots[assignment], self.visible[assignment] = set(read.roots), read.visible
+        the first submission of it is graded, kept for the others: its text
+        is not written out again for each of them."""
+        if name not in self.solutions_read:
+            self.solutions_read[name] = _read_solution(self.solutions[name])
+        return self.solutions_read[name]
 
     def prepared(self, assignment: str) -> list[Task]:
         """The assignment's tasks with the calls of their visible checks."""
-        self._load(assignment)
-        return self.tasks[assignment]
+        return list(self.assignment(assignment).tasks)
 
     def needs(self, package: Path | None) -> tuple[str, ...]:
         """The libraries the kernels of the assignment whose view is ``package``
@@ -262,14 +257,14 @@ class _Grading:
                 return needs(self.solutions[assignment].metadata)
         return ()
 
-    def _view_of(self, assignment: str, forbid: tuple[str, ...]) -> tuple[set[Name], set[str], list[str]]:
+    def _view_of(self, assignment: str, forbid: tuple[str, ...]) -> tuple[frozenset[Name], set[str], list[str]]:
         """What ``view(assignment, forbid)`` is made of: the notebook's roots,
         its answers (stubbed as the learner's to write) and, in the first
         run only, the self-checks the kernel runs for real."""
-        self._load(assignment)
-        answers = {p for task in self.tasks[assignment] for p in task.forbid}
-        real = [] if forbid else [v.check for v in self.visible.get(assignment, {}).values() if v.partial]
-        return self.roots[assignment], answers, real
+        read = self.assignment(assignment)
+        answers = {p for task in read.tasks for p in task.forbid}
+        real = [] if forbid else [v.check for v in read.visible.values() if v.partial]
+        return read.roots, answers, real
 
     def _bodies(self, assignment: str, forbid: tuple[str, ...] = ()) -> frozenset[Name]:
         """What keeps its code in ``view(assignment, forbid)``."""
@@ -326,7 +321,7 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
         return report
     solution = run.solutions[sub.assignment]
     prepared = run.prepared(sub.assignment)
-    written = run.written[sub.assignment]
+    written = run.assignment(sub.assignment).written
     read = sub.read if sub.read is not None else read_once(sub.path)  # collect's read: the file is not read again
     report.nonce = run.nonces.get((sub.student, sub.assignment)) or read.nonce
     nb = read.notebook
@@ -342,7 +337,7 @@ async def _grade_one(sub: Submission, run: _Grading) -> Report:
     view = run.view(sub.assignment)
     outcomes, report.sandbox = await _run_in_tempdir(sub.path, nb, steps, run, view, rechecked)
     stuck = _stuck_steps(outcomes)
-    checks = run.visible[sub.assignment]
+    checks = run.assignment(sub.assignment).visible
     hidden = generated_calls(tasks)  # no message repeats any of them
     report.tasks = [
         task_score(t, outcomes.get(t.grade_id), checks.get(t.grade_id), outcomes.get(VISIBLE + t.grade_id), hidden)
