@@ -32,10 +32,11 @@ from hypothesis import strategies as st
 
 from bpe_lab import encode_word, load_merges, save_merges, train_bpe
 from bpe_lab.cli import main
+from bpe_lab.core import mergefile
 from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.encode import encode_text, mark_continuations
 from bpe_lab.core.mergefile import read_merges
-from bpe_lab.core.pretokenize import word_frequencies
+from bpe_lab.core.pretokenize import split_words, word_frequencies
 
 learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
 apply_bpe = pytest.importorskip("subword_nmt.apply_bpe")
@@ -260,3 +261,6 @@ def test_words_end_at_different_characters(textbook_corpus):
     # with ASCII spaces alone, the words and the pieces are the same
     plain = text.replace("\u00a0", " ").replace("\t", " ").replace("\u3000", " ")
     assert ours_marked(plain, merges, True) == snmt_segment(merges, plain) == "low lower newest widest low"
+    # and every docstring that claims parity with subword-nmt says so
+    for claim in (encode_text, split_words, train_bpe, mergefile):
+        assert "ASCII spaces only" in " ".join(claim.__doc__.split()), claim.__name__
