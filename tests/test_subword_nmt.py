@@ -185,6 +185,17 @@ def test_bpe_lab_encode_reads_a_subword_nmt_codes_file(tmp_path, capsys):
     assert capsys.readouterr().out == snmt_apply_file(codes, "lowest newer") + "\n" == "lo@@ west ne@@ w@@ e@@ r\n"
 
 
+def test_a_codes_file_subword_nmt_learned_from_the_python_documentation(tmp_path):
+    """Real text: the file that was refused at its third merge, ``th e</w>``."""
+    codes = tmp_path / "codes.txt"
+    snmt_learn_file(" ".join(python_docs("train").split()[:8000]), codes, 300)
+    assert codes.read_text(encoding="utf-8").splitlines()[:4] == ["#version: 0.2", "t h", "i n", "th e</w>"]
+    merges, glued = read_merges(codes)
+    assert glued and len(merges) == 300
+    heldout = " ".join(python_docs("heldout").split()[:3000])
+    assert ours_marked(heldout, merges, True) == snmt_apply_file(codes, heldout)
+
+
 @pytest.mark.parametrize(
     "flags, header, printed",
     [
