@@ -1,7 +1,7 @@
 """The ``bpe-lab`` command: the package's entry points from a terminal.
 
 bpe-lab train corpus.txt --merges 100 --out merges.txt
-bpe-lab encode --merges-file merges.txt lowest newer
+bpe-lab encode --merges-file merges.txt lowest newer   # also subword-nmt's codes files
 bpe-lab encode-file corpus.txt --gpt2 --out ids.npy --workers 2
 bpe-lab corpus --mb 128          # an offline corpus for the benchmark
 bpe-lab lab [FOLDER] [--update] [-- JUPYTERLAB ARGS]  # the course, copied out of the installed package
@@ -18,8 +18,8 @@ from bpe_lab.bench.command import add_bench_command
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.corpus_files import SOURCES, offline_corpus
-from bpe_lab.core.encode import encode_text
-from bpe_lab.core.mergefile import load_merges, save_merges
+from bpe_lab.core.encode import encode_text, mark_continuations
+from bpe_lab.core.mergefile import read_merges, save_merges
 from bpe_lab.core.pretokenize import word_frequencies
 from bpe_lab.core.symbols import TIE_BREAKS
 from bpe_lab.core.textfile import read_text
@@ -34,7 +34,14 @@ def _train(args: argparse.Namespace) -> None:
     word_freq = word_frequencies(read_text(args.corpus))
     if not word_freq:
         raise ValueError(f"{args.corpus} contains no words")
-    merges = train_bpe(word_freq, args.merges, tie_break=args.tie_break, on_short="ignore")
+    merges = train_bpe(
+        word_freq,
+        args.merges,
+        tie_break=args.tie_break,
+        glue_end_of_word=args.glue_end_of_word,
+        min_frequency=args.min_frequency,
+        on_short="ignore",
+    )
     if len(merges) < args.merges:
         print(
             f"bpe-lab: note: asked for {args.merges} merges but only {len(merges)} were possible: "
@@ -42,7 +49,7 @@ def _train(args: argparse.Namespace) -> None:
             file=sys.stderr,
         )
     if args.out:
-        save_merges(merges, args.out)
+        save_merges(merges, args.out, glue_end_of_word=args.glue_end_of_word)
         print(f"learned {len(merges)} merges from {len(word_freq)} distinct words; wrote {args.out}")
     else:
         for a, b in merges:
@@ -50,9 +57,10 @@ def _train(args: argparse.Namespace) -> None:
 
 
 def _encode(args: argparse.Namespace) -> None:
-    merges = load_merges(args.merges_file)
+    merges, glued = read_merges(args.merges_file)  # the header says how a word ends
     text = " ".join(args.words) if args.words else sys.stdin.read()
-    print(" ".join(encode_text(text, merges)))
+    symbols = encode_text(text, merges, glue_end_of_word=glued)
+    print(" ".join(mark_continuations(symbols) if args.format == "subword-nmt" else symbols))
 
 
 def _encode_file(args: argparse.Namespace) -> None:
@@ -142,11 +150,31 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("corpus", help="path of a UTF-8 text file")
     train.add_argument("--merges", type=int, required=True, help="how many merges to learn")
     train.add_argument("--tie-break", choices=TIE_BREAKS, default="first")
+    train.add_argument(
+        "--glue-end-of-word",
+        action="store_true",
+        help="glue </w> to each word's last character, as subword-nmt does (the file's header is then #version: 0.2)",
+    )
+    train.add_argument(
+        "--min-frequency", type=int, default=1, help="stop once the best pair occurs fewer times (subword-nmt: 2)"
+    )
     train.add_argument("--out", help="write the merges here (default: print them)")
     train.set_defaults(run=_train)
 
     encode = sub.add_parser("encode", help="encode words with a merges file (words from the arguments or stdin)")
-    encode.add_argument("--merges-file", required=True, help="a file written by 'bpe-lab train --out'")
+    encode.add_argument(
+        "--merges-file",
+        required=True,
+        help="a file written by 'bpe-lab train --out' or subword-nmt's learn-bpe (its #version header says how "
+        "a word ends: 0.2, </w> glued to the last character; 0.1 or none, </w> a symbol of its own)",
+    )
+    encode.add_argument(
+        "--format",
+        choices=("symbols", "subword-nmt"),
+        default="symbols",
+        help="symbols: the pieces with their </w> (default); subword-nmt: as its apply-bpe prints them, "
+        "@@ after each piece that does not end a word",
+    )
     encode.add_argument("words", nargs="*")
     encode.set_defaults(run=_encode)
 

@@ -8,30 +8,121 @@ import pytest
 
 from bpe_lab import load_merges, read_text, save_merges
 from bpe_lab.cli import COMMAND_GROUPS, build_parser, main
+from bpe_lab.core.mergefile import MergesFile, read_merges
 
 MERGES = [("e", "s"), ("es", "t"), ("est", "</w>"), ("l", "o"), ("lo", "w")]
+
+
+GLUED = [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
 
 
 def test_merges_file_round_trips(tmp_path):
     path = tmp_path / "merges.txt"
     save_merges(MERGES, path)
-    assert path.read_text(encoding="utf-8").splitlines() == ["#version: 0.2", "e s", "es t", "est </w>", "l o", "lo w"]
-    assert load_merges(path) == MERGES
+    assert path.read_text(encoding="utf-8").splitlines() == ["#version: 0.1", "e s", "es t", "est </w>", "l o", "lo w"]
+    assert load_merges(path) == load_merges(path, glue_end_of_word=False) == MERGES
+    assert read_merges(path) == MergesFile(MERGES, glue_end_of_word=False)
+
+
+def test_glued_merges_file_round_trips(tmp_path):
+    path = tmp_path / "codes.txt"
+    save_merges(GLUED, path, glue_end_of_word=True)
+    assert path.read_text(encoding="utf-8") == "#version: 0.2\ns t</w>\ne st</w>\nl o\nw est</w>\n"
+    assert load_merges(path) == load_merges(path, glue_end_of_word=True) == GLUED
+    assert read_merges(path) == MergesFile(GLUED, glue_end_of_word=True)
+
+
+@pytest.mark.parametrize(
+    "content, glued",
+    [
+        ("e s\nes t\nest </w>\n", False),  # no header: subword-nmt's version 0.1
+        ("#version: 0.1\ne s\n", False),
+        ("#version: 0.2\ns t</w>\n", True),
+        ("#version: 0.2.0\ns t</w>\n", True),  # trailing .0s count for nothing, as in apply_bpe
+    ],
+)
+def test_the_header_names_the_convention(tmp_path, content, glued):
+    path = tmp_path / "merges.txt"
+    path.write_text(content, encoding="utf-8")
+    assert read_merges(path).glue_end_of_word is glued
+
+
+def test_saving_glued_merges_needs_their_convention(tmp_path):
+    path = tmp_path / "codes.txt"
+    with pytest.raises(ValueError) as error:
+        save_merges(GLUED, path)
+    assert str(error.value) == (
+        "merge 0 ('s', 't</w>') uses the symbol 't</w>', which is not a single character, a word marker, "
+        "or the result of an earlier merge; these merges glue '</w>' to the last character: "
+        "save them with glue_end_of_word=True (their header is then #version: 0.2)"
+    )
+    with pytest.raises(ValueError) as error:
+        save_merges(MERGES, path, glue_end_of_word=True)
+    assert str(error.value) == (
+        "merge 2 ('est', '</w>'): '</w>' is a symbol of its own, which the glued convention "
+        "('#version: 0.2', '</w>' joined to the last character) never has"
+    )
+    assert not path.exists()
 
 
 @pytest.mark.parametrize(
     "content, message",
     [
-        ("#version: 0.2\ne s\nes\n", r"line 3: expected two symbols"),
-        ("e s\nes  t\n", r"line 2: expected two symbols"),
-        ("ab c\n", r"merge 0 \('ab', 'c'\) uses the symbol 'ab'"),
+        ("#version: 0.2\ns t</w>\nes\n", "line 3: expected two symbols separated by one space, got 'es'"),
+        ("e s\nes  t\n", "line 2: expected two symbols separated by one space, got 'es  t'"),
+        (
+            "ab c\n",
+            "line 1: 'ab c': merge 0 ('ab', 'c') uses the symbol 'ab', which is not a single character, "
+            "a word marker, or the result of an earlier merge",
+        ),
+        (
+            "#version: 0.1\n\ne s\nes t\nx yz\n",
+            "line 5: 'x yz': merge 2 ('x', 'yz') uses the symbol 'yz', which is not a single character, "
+            "a word marker, or the result of an earlier merge",
+        ),
+        (
+            "s t</w>\nl o\n",
+            "line 1: 's t</w>': merge 0 ('s', 't</w>') uses the symbol 't</w>', which is not a single character, "
+            "a word marker, or the result of an earlier merge; these merges glue '</w>' to the last character: "
+            "the file's first line must be '#version: 0.2'",
+        ),
+        (
+            "#version: 0.2\ne s\nes t\nest </w>\n",  # what save_merges wrote above default merges before
+            "line 4: 'est </w>': '</w>' is a symbol of its own, which the glued convention "
+            "('#version: 0.2', '</w>' joined to the last character) never has; "
+            "if the file holds the other convention, its first line must be '#version: 0.1'",
+        ),
+        (
+            "#version: 0.3\ne s\n",
+            "line 1: '#version: 0.3' is not a version header subword-nmt knows: 0.1 ('</w>' a symbol of its own: "
+            "'est </w>') or 0.2 ('</w>' glued to the last character: 's t</w>')",
+        ),
+        (
+            "#version 0.2\ne s\n",
+            "line 1: '#version 0.2' is not a version header subword-nmt knows: 0.1 ('</w>' a symbol of its own: "
+            "'est </w>') or 0.2 ('</w>' glued to the last character: 's t</w>')",
+        ),
     ],
 )
-def test_malformed_merges_file_names_the_line(tmp_path, content, message):
+def test_malformed_merges_file_names_the_file_the_line_and_the_text(tmp_path, content, message):
     path = tmp_path / "merges.txt"
     path.write_text(content, encoding="utf-8")
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError) as error:
         load_merges(path)
+    assert str(error.value) == f"{path}, {message}"
+
+
+def test_load_merges_refuses_a_header_that_contradicts_the_caller(tmp_path):
+    path = tmp_path / "codes.txt"
+    path.write_text("#version: 0.2\ns t</w>\n", encoding="utf-8")
+    with pytest.raises(ValueError) as error:
+        load_merges(path, glue_end_of_word=False)
+    assert str(error.value) == (
+        f"{path}, line 1: the header says glue_end_of_word=True ('#version: 0.2'), "
+        "but glue_end_of_word=False was asked for"
+    )
+    with pytest.raises(TypeError, match="glue_end_of_word must be True, False or None, got 'yes'"):
+        load_merges(path, glue_end_of_word="yes")
 
 
 def test_non_utf8_file_names_the_byte_offset(tmp_path):

@@ -70,3 +70,36 @@ def test_the_api_brief_shows_every_exported_name():
     brief = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
     missing = [name for name in bpe_lab.__all__ if not re.search(rf"\b{re.escape(name)}\b", brief)]
     assert missing == []
+
+
+def test_the_api_page_puts_bpe_labs_special_token_default_beside_tiktokens():
+    """docs/api.md's table and the Tokenizer's docstring, call by call, on GPT-2
+    with a user who typed ``<|endoftext|>``: bpe_lab's default gives its id,
+    tiktoken's raises; both have the same two safe forms."""
+    from tokenizer_support import tiktoken_twin
+
+    tok = bpe_lab.gpt2_tokenizer()
+    enc = tiktoken_twin(tok)
+    text = "Hi<|endoftext|>"
+    ordinary = [17250, 27, 91, 437, 1659, 5239, 91, 29]
+    assert tok.encode(text) == enc.encode(text, allowed_special="all") == [17250, 50256]
+    with pytest.raises(ValueError, match="disallowed special token"):
+        enc.encode(text)
+    with pytest.raises(ValueError, match="which disallowed_special refuses"):
+        tok.encode(text, allowed_special=set())
+    assert tok.encode_ordinary(text) == enc.encode_ordinary(text) == ordinary
+    assert tok.encode(text, allowed_special=set(), disallowed_special=()) == enc.encode(text, disallowed_special=())
+    assert enc.encode(text, disallowed_special=()) == ordinary
+    brief = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    rows = [line for line in brief.splitlines() if line.startswith("|")]
+    assert rows[rows.index("|---|---|---|") + 1 :] == [
+        "| the default call | `encode(text)` → `[17250, 50256]`: the user's text ends the document "
+        "| `encode(text)` → `ValueError` (disallowed special token) |",
+        "| an error | `encode(text, allowed_special=set())` → `ValueError` | `encode(text)` (its default) |",
+        "| ordinary text | `encode_ordinary(text)`, or `encode(text, allowed_special=set(), disallowed_special=())` "
+        f"→ `{ordinary}` | `encode_ordinary(text)`, or `encode(text, disallowed_special=())` → the same eight ids |",
+        '| its id, 50256 | `encode(text)` (its default) | `encode(text, allowed_special="all")` → `[17250, 50256]` |',
+    ]
+    doc = " ".join(bpe_lab.Tokenizer.__doc__.split())
+    assert "``encode(text)``: here ``[17250, 50256]``, the user's text ends the document; in tiktoken ValueError" in doc
+    assert f"``encode_ordinary(text)``: ``{ordinary}`` in both" in doc

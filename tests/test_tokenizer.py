@@ -77,6 +77,26 @@ def test_unknown_id_is_named(bad):
         tokenizers()["gpt2"].decode([15496, bad])
 
 
+def test_unknown_id_message_names_the_id_its_position_and_the_valid_ids():
+    tok = tokenizers()["gpt2"]
+    for ids, message in [
+        ([15496, 50257], "unknown token id 50257 at position 1; the valid ids are 0 to 50256"),
+        ([-1], "unknown token id -1 at position 0; the valid ids are 0 to 50256"),
+        (
+            [15496, 995, np.int64(60000)],
+            f"unknown token id {np.int64(60000)!r} at position 2; the valid ids are 0 to 50256",
+        ),
+    ]:
+        with pytest.raises(ValueError) as error:
+            tok.decode(ids)
+        assert str(error.value) == message
+    # ids with a gap: a special token given id 300 above the 256 bytes
+    gapped = Tokenizer({**{i: bytes([i]) for i in range(256)}, 300: b"<|endoftext|>"}, [], ["<|endoftext|>"])
+    with pytest.raises(ValueError) as error:
+        gapped.decode([97, 299])
+    assert str(error.value) == "unknown token id 299 at position 1; the valid ids are 0 to 300 (257 ids, with gaps)"
+
+
 @pytest.mark.parametrize("bad", [1.0, True, False, "1", None, [1], b"1", np.float32(1), np.bool_(True)])
 def test_an_id_that_is_not_an_integer_is_refused(bad):
     with pytest.raises(TypeError, match=re.escape(f"token ids must be integers, got {bad!r} (")):

@@ -123,9 +123,18 @@ class Tokenizer:
     opposite, ``allowed_special=set()``: text is often typed by users, and one
     who types ``<|endoftext|>`` must not be able to end the document or forge
     a chat template's markers (special-token injection), so finding one raises.
+    Side by side, with GPT-2's tokenizer (``gpt2_tokenizer()``; tiktoken 0.14's
+    ``gpt2`` encoding) and the typed text ``"Hi<|endoftext|>"``:
+
+    - ``encode(text)``: here ``[17250, 50256]``, the user's text ends the
+      document; in tiktoken ValueError;
+    - ``encode(text, allowed_special=set())``: ValueError in both;
+    - ``encode_ordinary(text)``: ``[17250, 27, 91, 437, 1659, 5239, 91, 29]``
+      in both, the token as eight ordinary ids.
+
     For untrusted text, use ``encode_ordinary(text)`` (special tokens are
     encoded as ordinary text) or ``encode(text, allowed_special=set())`` (they
-    raise ValueError, as in tiktoken).
+    raise ValueError, as in tiktoken); ``docs/api.md`` has the whole table.
     """
 
     def __init__(
@@ -386,10 +395,23 @@ class Tokenizer:
             for position, token_id in enumerate(ids):
                 if token_id not in self.vocab:
                     raise ValueError(
-                        f"unknown token id {token_id!r} at position {position}; "
-                        f"this tokenizer has {len(self.vocab)} ids, the largest {max(self.vocab)}"
+                        f"unknown token id {token_id!r} at position {position}; {self._valid_ids()}"
                     ) from None
             raise
+
+    def _valid_ids(self) -> str:
+        """The valid ids for an error message, worked out at the first unknown
+        id and kept (until the vocabulary's size changes): scanning every id
+        for the smallest and the largest at each unknown id made a loop that
+        decodes many of them cost O(vocabulary size) per id."""
+        size = len(self.vocab)
+        said: tuple[int, str] | None = getattr(self, "_ids_said", None)
+        if said is None or said[0] != size:
+            low, high = min(self.vocab), max(self.vocab)
+            gaps = "" if high - low + 1 == size else f" ({size} ids, with gaps)"
+            said = (size, f"the valid ids are {low} to {high}{gaps}")
+            self._ids_said = said
+        return said[1]
 
     def decode(self, ids: Iterable[int]) -> str:
         """Text of ``ids``. Bytes that are not valid UTF-8 (a sequence cut in the

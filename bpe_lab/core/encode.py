@@ -24,7 +24,10 @@ difference (it is how WordPiece encodes).
 subword-nmt's convention (``glue_end_of_word=True``: ``</w>`` joined to the
 last character) and its output format (``mark_continuations``: ``@@`` after
 every piece that does not end a word, the marker dropped), with the merges it
-learns from the same corpus:
+learns from the same corpus. The pieces are apply_bpe's for the same words,
+but the words can differ: ``encode_text`` cuts at any white space
+(``str.split()``: also tabs, U+00A0 and U+3000), subword-nmt at ASCII spaces
+only (``tests/test_subword_nmt.py``):
 
 >>> snmt = [("s", "t</w>"), ("e", "st</w>"), ("l", "o"), ("w", "est</w>")]
 >>> encode_text("lowest low", snmt, glue_end_of_word=True)
@@ -230,7 +233,10 @@ def encode_text(
     glue_end_of_word: bool = False,
 ) -> list[str]:
     """Encode every white-space separated word of ``text``; the merge list is
-    checked once, not once per word."""
+    checked once, not once per word. Words end at any white space
+    (``str.split()``: also tabs, U+00A0 and U+3000); subword-nmt's
+    ``apply_bpe`` ends them at ASCII spaces only, so a text with other
+    white space is cut into other words there."""
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     markers = WordMarkers(end_of_word, start_of_word, glue_end_of_word)

@@ -85,7 +85,10 @@ def _require_text(text: object, name: str = "text") -> str:
 
 
 def split_words(text: str) -> list[str]:
-    """The textbook pre-tokenizer: words are runs of non-white-space."""
+    """The textbook pre-tokenizer: words are runs of non-white-space, as
+    ``str.split()`` sees it (also tabs, U+00A0 no-break space and U+3000
+    ideographic space); subword-nmt's scripts split at ASCII spaces only, so
+    ``word_frequencies`` and its ``learn_bpe`` count other words from such text."""
     return _require_text(text).split()
 
 

@@ -255,7 +255,9 @@ def train_bpe(word_freq: Mapping[str, int], num_merges: int, **keywords: Unpack[
     ``start_of_word`` are the word markers; ``glue_end_of_word=True`` joins
     ``</w>`` to each word's last character; training stops once the best
     pair occurs fewer than ``min_frequency`` times. With "lexicographic" and
-    ``min_frequency=2`` that is subword-nmt (``tests/test_subword_nmt.py``).
+    ``min_frequency=2`` that is subword-nmt on the same word table
+    (``tests/test_subword_nmt.py``; its words end at ASCII spaces only,
+    ``word_frequencies``'s at any white space).
     If fewer merges are possible (every word became a single symbol, or no
     pair is frequent enough), training stops early and ``on_short`` says
     what happens: "warn" (the default; the warning says how many were
