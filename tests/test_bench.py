@@ -3,6 +3,7 @@ the numbers belong in the README, not in a test on a shared machine), and
 its parts do what the table says: contenders take turns, the corpus's
 documents are counted and measured."""
 
+import re
 import time
 from pathlib import Path
 
@@ -37,9 +38,10 @@ def test_bench_command_prints_one_row_per_benchmark(capsys, monkeypatch):
     # the default cache: its small corpora are built once, not on every run
     assert main(["bench", "--quick", "--quiet"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")][1:]
-    cases = [row.split(" | ")[0].split(",")[0] for row in rows]
+    cases = [re.sub(r"( \[\d+\])+$", "", row.split(" | ")[0].split(",")[0]) for row in rows]
     assert cases == [
         "| corpus: this Python's standard library (stdlib-" + cases[0].split("(stdlib-")[1],
+        "| building GPT-2's tokenizer (ranks already read)",
         "| textbook trainer",
         "| byte-level training",
         "| byte-level training",
@@ -55,21 +57,48 @@ def test_bench_command_prints_one_row_per_benchmark(capsys, monkeypatch):
         "| growth",
     ]
     assert "documents joined by <|endoftext|>" in rows[0] and "document sizes: median" in rows[0]
-    assert "tiktoken" in rows[5] and "IDS DIFFER" not in rows[5]
-    assert "warm cache" in rows[6] and "of tiktoken" in rows[6] and "IDS DIFFER" not in rows[6]
-    assert "HF tokenizers" in rows[7]
-    assert "encode_ordinary_batch" in rows[8] and "IDS DIFFER" not in rows[8]
-    assert "speed-up of 2 workers over 1" in rows[9] and "of tiktoken's speed-up" in rows[9]
-    patterns = [row.split("pattern ")[1].split(",")[0] for row in rows[10:15]]
+    assert "Tokenizer(...)" in rows[1] and "tiktoken Encoding(...)" in rows[1]
+    assert "tiktoken encode_ordinary" in rows[6] and "IDS DIFFER" not in rows[6]
+    assert "warm cache" in rows[7] and "of tiktoken" in rows[7] and "IDS DIFFER" not in rows[7]
+    assert "HF tokenizers" in rows[8]
+    assert "encode_ordinary_batch" in rows[9] and "IDS DIFFER" not in rows[9]
+    assert "speed-up of 2 workers over 1" in rows[10] and "of tiktoken's speed-up" in rows[10]
+    patterns = [row.split("pattern ")[1].split(",")[0] for row in rows[11:16]]
     assert patterns == ["gpt2", "r50k", "cl100k", "o200k", "llama3"]
-    assert "gpt2_pretokenize" in rows[15] and "PIECES DIFFER" not in rows[15]
-    assert "HF tokenizers" in rows[16] and "size^" in rows[18]
+    assert "gpt2_pretokenize" in rows[16] and "PIECES DIFFER" not in rows[16]
+    assert "HF tokenizers" in rows[17] and "size^" in rows[19]
     assert (
-        "train_fast" in rows[1]
-        and "train_bytelevel" in rows[2]
-        and "HF tokenizers" in rows[2]
-        and "one process" in rows[3]
+        "train_fast" in rows[2]
+        and "train_bytelevel" in rows[3]
+        and "HF tokenizers" in rows[3]
+        and "one process" in rows[4]
     )
+
+
+def test_bench_check_times_each_tiktoken_call_in_the_benchmark_and_in_the_plain_script(capsys, monkeypatch):
+    monkeypatch.setattr(Sizes, "quick", classmethod(lambda cls: TINY))
+    try:  # no timing assertion: whether they agree on a shared machine is the command's to say, not the test's
+        main(["bench", "--check", "--quick", "--quiet"])
+    except SystemExit as stop:
+        assert stop.code == 1
+    out = capsys.readouterr().out
+    checks = [line.split(" | ") for line in out.splitlines() if line.startswith("| check: ")]
+    assert [row[0] for row in checks] == [
+        "| check: tiktoken encode_ordinary",
+        "| check: tiktoken batch 2",
+        "| check: tiktoken batch 1",
+    ]
+    for _, ours, plain, ratio, _ in checks:
+        assert ours.startswith("benchmark ") and ours.endswith(" MB/s") and plain.startswith("plain script ")
+        assert ratio.endswith("of the plain script: agree") or "DISAGREE (over 10%)" in ratio
+
+
+def test_the_plain_script_refuses_what_it_cannot_time(capsys):
+    from bpe_lab.bench.plain import main as plain_main
+
+    with pytest.raises(SystemExit):
+        plain_main(["corpus.txt", "--repeat", "0"])
+    assert "--threads and --repeat must be at least 1, got 2 and 0" in capsys.readouterr().err
 
 
 def test_contenders_take_turns_each_from_a_fresh_start():

@@ -3,9 +3,11 @@
     bpe-lab bench            # the full run: minutes, the textbook trainer the longest row
     bpe-lab bench --quick    # small sizes: well under a minute (the test suite runs a smaller one)
     bpe-lab bench --grading 100   # instead: time the grader on 100 solved submissions
+    bpe-lab bench --check    # instead: the tiktoken rows against a plain script's timing (exit 1 over 10 %)
 
 The table's rows, in order (the README's benchmark table is this output):
-the corpus and the machine; the textbook trainer against the incremental
+the corpus and the machine; building GPT-2's tokenizer against building
+tiktoken's Encoding; the textbook trainer against the incremental
 one; byte-level training against HF tokenizers (workers, one process); the
 small case; single-thread encoding against tiktoken and HF (from an empty
 pre-token cache, and with a warm one); ``encode_file``
@@ -22,8 +24,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from bpe_lab.bench.check import check_tiktoken
 from bpe_lab.bench.corpus import corpus_row, read_head
-from bpe_lab.bench.encoding import bench_encode_file, bench_encoding
+from bpe_lab.bench.encoding import bench_encode_file, bench_encoding, construction_row
 from bpe_lab.bench.grading import bench_grading
 from bpe_lab.bench.growth import bench_growth
 from bpe_lab.bench.pretokenizers import bench_pretokenizers
@@ -42,6 +45,8 @@ def run_benchmarks(
     say("building / reading the standard-library corpus ...")
     corpus = stdlib_corpus(cache_dir, sizes.corpus_bytes)
     rows = [corpus_row(corpus, f"this Python's standard library ({corpus.name})")]
+    say("building GPT-2's tokenizer and tiktoken's Encoding ...")
+    rows.append(construction_row(sizes))
     say("textbook vs incremental trainer ...")
     rows.append(bench_textbook_vs_fast(read_head(corpus, sizes.textbook_bytes), sizes))
     say("byte-level training vs HF tokenizers ...")
@@ -69,6 +74,13 @@ def _run(args: argparse.Namespace) -> None:
     if args.corpus_mb is not None:
         sizes = replace(sizes, corpus_bytes=int(args.corpus_mb * 1e6))
     say = (lambda message: print(message, file=sys.stderr)) if not args.quiet else (lambda message: None)
+    if args.check:
+        corpus = stdlib_corpus(args.cache_dir, sizes.corpus_bytes)
+        rows, all_agree = check_tiktoken(corpus, sizes, say)
+        print(format_table([corpus_row(corpus, f"this Python's standard library ({corpus.name})"), *rows]))
+        if not all_agree:
+            raise SystemExit(1)
+        return
     print(format_table(run_benchmarks(sizes, cache_dir=args.cache_dir, say=say)))
 
 
@@ -90,6 +102,11 @@ def add_bench_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
         "--cache-dir", help="where to keep the corpus file (default: $BPE_LAB_CACHE or ~/.cache/bpe_lab)"
     )
     parser.add_argument("--quiet", action="store_true", help="print only the table")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="instead: time tiktoken's rows and a plain script (bench.plain) in turn; exit 1 if over 10%% apart",
+    )
     parser.add_argument(
         "--grading", type=int, metavar="N", help="instead: time grading N solved submissions (bench.grading)"
     )

@@ -25,6 +25,8 @@ class Row:
     ratio: str = ""
     memory: str = ""
     notes: list[str] = field(default_factory=list)
+    #: figures for a program to read (MB/s by contender), not printed: ``bench --check`` compares them
+    figures: dict[str, float] = field(default_factory=dict)
 
 
 def faster(theirs_seconds: float, ours_seconds: float) -> str:
