@@ -75,9 +75,10 @@ PairRanks = Mapping[tuple[bytes, bytes], int]
 #: choice far from it costs a multiple (the scan is quadratic, the heap pays
 #: a fixed cost per piece). Runs of spaces are the exception: GPT-2 merges a
 #: run of spaces from the left, so the scan stays linear and beats the heap at
-#: every length, by a little. (tiktoken's Rust core, in the ``src/lib.rs``
-#: notebook 04 links, scans every piece: a scan step costs far less there,
-#: relative to a heap operation, than in Python.)
+#: every length, by a little. (tiktoken's Rust core makes the same choice
+#: from version 0.13.0 on, switching at 100 bytes: ``byte_pair_encode`` in
+#: its ``src/lib.rs``, linked by notebook 04, scans shorter pieces and sends
+#: longer ones to the heap of ``_byte_pair_merge_large``.)
 LONG_PIECE = 40
 
 #: A symbol of the generic encoders: ``bytes`` or an ``int`` token id.
