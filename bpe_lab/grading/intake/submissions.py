@@ -241,36 +241,56 @@ class Found(NamedTuple):
     kind: str = ""
 
 
-def _walk(root: Path, folder: int, where: Path) -> Iterator[Found]:
+#: The deepest folder searched (a tar can nest thousands; no layout goes past 3).
+MAX_DEPTH = 32
+
+
+def _walk(root: Path, folder: int, where: Path, depth: int = 0) -> Iterator[Found]:
     """What the open ``folder`` (``where``, under ``root``) holds to grade:
     regular ``*.ipynb`` files, and what is there instead (a link named so, a
     link to a folder, a pipe named so), never going through a link; the
-    checkpoints Jupyter keeps are skipped."""
+    checkpoints Jupyter keeps are skipped, and a folder deeper than
+    ``MAX_DEPTH`` is reported, not searched."""
+    if depth > MAX_DEPTH:
+        yield Found(root, where, f"a folder more than {MAX_DEPTH} deep")
+        return
     with os.scandir(folder) as entries:
         named = sorted((entry.name, entry) for entry in entries)
     for name, entry in named:
         path = where / name
-        if entry.is_symlink():
+        try:
+            found = _entry(root, folder, path, entry)
+        except OSError as err:  # gone, or unreadable, since it was listed: said, never raised
+            found = Found(root, path, f"a file that cannot be opened ({err.strerror or err})")
+        if isinstance(found, Found):
+            yield found
+        elif found is not None:
             try:
-                to_folder = stat.S_ISDIR(os.stat(name, dir_fd=folder).st_mode)
-            except OSError:  # a link to nothing
-                to_folder = False
-            if to_folder or name.endswith(".ipynb"):
-                yield Found(root, path, "a symbolic link")
-        elif entry.is_dir(follow_symlinks=False):
-            if name == ".ipynb_checkpoints":
-                continue
-            try:
-                inner = _open_at(name, folder, _FOLDER_FLAGS)
-            except NotAFile as err:  # made a link since it was listed
-                yield Found(root, path, err.kind)
-                continue
-            try:
-                yield from _walk(root, inner, path)
+                yield from _walk(root, found, path, depth + 1)
             finally:
-                os.close(inner)
-        elif name.endswith(".ipynb"):
-            yield Found(root, path, _kind(entry.stat(follow_symlinks=False).st_mode))
+                os.close(found)
+
+
+def _entry(root: Path, folder: int, path: Path, entry: os.DirEntry[str]) -> Found | int | None:
+    """One entry of the open ``folder``: a ``Found`` to grade or report, a
+    sub-folder's open descriptor to walk, or None (nothing to grade)."""
+    name = entry.name
+    if entry.is_symlink():
+        try:
+            to_folder = stat.S_ISDIR(os.stat(name, dir_fd=folder).st_mode)
+        except OSError:  # a link to nothing
+            to_folder = False
+        return Found(root, path, "a symbolic link") if to_folder or name.endswith(".ipynb") else None
+    if entry.is_dir(follow_symlinks=False):
+        if name == ".ipynb_checkpoints":
+            return None
+        try:
+            return _open_at(name, folder, _FOLDER_FLAGS)
+        except NotAFile as err:  # made a link since it was listed
+            return Found(root, path, err.kind)
+    if name.endswith(".ipynb"):
+        return Found(root, path, _kind(entry.stat(follow_symlinks=False).st_mode))
+    return None
 
 
 def notebook_files(submissions: Sequence[PathLike]) -> list[Found]:
