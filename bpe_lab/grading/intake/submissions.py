@@ -131,10 +131,18 @@ def _kind(mode: int) -> str:
     return "" if stat.S_ISREG(mode) else next((kind for test, kind in kinds if test(mode)), "not a regular file")
 
 
+def _flag(name: str) -> int:
+    """``os.NAME``, or 0 where the system has none (Windows, where
+    ``bpe-lab`` imports this but grades nothing: it has no sandbox)."""
+    return int(getattr(os, name, 0))
+
+
+#: Opening a folder the instructor gave.
+_ROOT_FLAGS = os.O_RDONLY | _flag("O_DIRECTORY") | _flag("O_CLOEXEC")
 #: Opening a file to read: never through a link, never waiting on a pipe, never passed to a child.
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-#: Opening a folder on the way to it: the same, and it must be a folder.
-_FOLDER_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_DIRECTORY | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | _flag("O_NOFOLLOW") | _flag("O_NONBLOCK") | _flag("O_CLOEXEC")
+#: Opening a folder on the way to it: never through a link, and it must be a folder.
+_FOLDER_FLAGS = _ROOT_FLAGS | _flag("O_NOFOLLOW")
 
 
 def _open_at(name: str, folder: int, flags: int) -> int:
@@ -159,7 +167,7 @@ def _open_below(root: Path, path: Path) -> int:
     parts = path.relative_to(root).parts
     if not parts:
         raise NotAFile("a folder")
-    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    folder = os.open(root, _ROOT_FLAGS)
     try:
         for part in parts[:-1]:
             inner = _open_at(part, folder, _FOLDER_FLAGS)
@@ -303,7 +311,7 @@ def notebook_files(submissions: Sequence[PathLike]) -> list[Found]:
     found: list[Found] = []
     for item in map(Path, submissions):
         if item.is_dir():
-            folder = os.open(item, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            folder = os.open(item, _ROOT_FLAGS)
             try:
                 found.extend(_walk(item, folder, item))
             finally:
