@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -34,21 +35,28 @@ SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """Every file opened for reading through ``Path`` (``read_bytes``,
-    ``read_text`` and ``open`` all go through ``Path.open``), and every
-    notebook text parsed."""
+    ``read_text`` and ``open`` all go through ``Path.open``) or through
+    ``os.open`` (``read_once`` opens a file from its folder's descriptor,
+    never through a link), and every notebook text parsed."""
     seen: dict[str, Any] = {"read": [], "parsed": []}
-    open_, parse = Path.open, submissions.read_notebook
+    open_, os_open, parse = Path.open, os.open, submissions.read_notebook
 
     def counting_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
         if "r" in mode:
             seen["read"].append(self.name)
         return open_(self, mode, *args, **kwargs)
 
+    def counting_os_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if not flags & (os.O_DIRECTORY | os.O_WRONLY | os.O_RDWR):
+            seen["read"].append(Path(path).name)
+        return os_open(path, flags, *args, **kwargs)
+
     def counting_parse(text: str) -> nbformat.NotebookNode:
         seen["parsed"].append(text)
         return parse(text)
 
     monkeypatch.setattr(Path, "open", counting_open)
+    monkeypatch.setattr(os, "open", counting_os_open)
     monkeypatch.setattr(submissions, "read_notebook", counting_parse)
     return seen
 

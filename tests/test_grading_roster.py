@@ -140,8 +140,9 @@ def test_the_student_is_the_first_folder_under_the_root_and_nothing_deeper_names
 
 
 def test_a_gradebook_cell_that_would_be_a_formula_is_text(tmp_path):
-    """OWASP's rule: a cell that begins with =, +, -, @, a tab or a carriage
-    return gets a ' in front, whatever column it is in; numbers stay numbers."""
+    """OWASP's rule: a cell that begins with =, +, -, @ gets a ' in front,
+    whatever column it is in; numbers stay numbers. A tab or a carriage
+    return, like any control character, is shown escaped (``shown``)."""
     reports = [
         Report(f"{HYPERLINK}.ipynb", "03_encoding", [TaskResult("t", 1, 2, "-1 wrong")], student=HYPERLINK),
         Report("b.ipynb", "03_encoding", [TaskResult("t", 2, 2)], error="+1", student="@bob"),
@@ -151,8 +152,8 @@ def test_a_gradebook_cell_that_would_be_a_formula_is_text(tmp_path):
     write_gradebook(reports, tmp_path / "book.csv")
     with open(tmp_path / "book.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    assert [r["student"] for r in rows] == [f"'{HYPERLINK}", "'@bob", "'\rcarol", "dave-smith"]
-    assert rows[0]["submission"] == f"'{HYPERLINK}.ipynb" and rows[1]["error"] == "'+1" and rows[2]["error"] == "'\tx"
+    assert [r["student"] for r in rows] == [f"'{HYPERLINK}", "'@bob", "\\rcarol", "dave-smith"]
+    assert rows[0]["submission"] == f"'{HYPERLINK}.ipynb" and rows[1]["error"] == "'+1" and rows[2]["error"] == "\\tx"
     assert [r["t"] for r in rows] == ["1.0", "2.0", "", "0.0"] and rows[0]["total"] == "1"
     starts = [cell[:1] for row in rows for cell in row.values() if cell]
     assert not any(c in "=+-@\t\r" for c in starts), starts
@@ -169,13 +170,14 @@ def test_a_file_given_by_itself_is_named_by_its_student_folder(tmp_path):
 
 def test_names_and_reasons_from_folder_names_stay_on_one_line_of_feedback(tmp_path):
     """A folder named with a new line and a Markdown heading neither breaks
-    the reason it is not graded nor starts a section of the feedback page."""
+    the reason it is not graded nor starts a section of the feedback page:
+    the new line is shown escaped (``terminal_text.shown``)."""
     root = tmp_path / "submitted"
     _write(root / "mallory" / "03_encoding" / "x\n# 5/5 for mallory\r" / "y" / "03_encoding.ipynb", "03_encoding")
     (sub,) = collect([root], SOLUTIONS)
-    assert "\n" not in sub.error and "\r" not in sub.error and "x?# 5/5 for mallory?/y/" in sub.error
+    assert "\n" not in sub.error and "\r" not in sub.error and r"x\n# 5/5 for mallory\r/y/" in sub.error
     page = feedback_page("mallory\n# all marks", [Report(str(sub.path), None, error=sub.error, student="mallory")])
     assert [line for line in page.splitlines() if line.startswith("#")] == [
-        "# Feedback for mallory # all marks",
+        r"# Feedback for mallory\n# all marks",
         "## unknown assignment: 0/0",
     ]

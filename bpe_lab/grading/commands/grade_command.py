@@ -8,6 +8,12 @@ submission, and with ``--similarity`` the answers that look copied
 (``similar_answers``; ``--similarity-only`` grades nothing and runs no kernel).
 The class is collected once (``roster.collect_class``): the grader and the
 similarity report take the same notebooks, each file read and parsed once.
+
+Names, paths, messages and cell text are the learner's: what is printed
+shows them through ``terminal_text.shown`` (``format_report``,
+``format_similarity``), and ``--json`` through ``json.dumps`` with
+``ensure_ascii``, which writes every control and non-ASCII character as
+``\\uNNNN``: no escape sequence reaches the instructor's terminal.
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ def run_grade(args: argparse.Namespace) -> None:
     )
     seconds = time.monotonic() - started
     if args.json and not _wants_similarity(args):
-        print(json.dumps([r.to_dict() for r in reports], indent=1))
+        print(json.dumps([r.to_dict() for r in reports], indent=1, ensure_ascii=True))
     elif not args.json:
         print("\n\n".join(format_report(r) for r in reports))
     if _wants_similarity(args):
@@ -155,7 +161,7 @@ def _similarity(
         both: dict[str, Any] = {"similarity": found.to_dict()}
         if reports is not None:
             both = {"reports": [r.to_dict() for r in reports], **both}
-        print(json.dumps(both, indent=1))
+        print(json.dumps(both, indent=1, ensure_ascii=True))  # learner text as \uNNNN escapes
     else:
         print(("\n\n" if reports is not None else "") + format_similarity(found))
     out = args.similarity_out or (

@@ -21,7 +21,12 @@ one in ``submission_metadata.json``, for the generated cases' seeds; a
 notebook with another assignment's cells is reported, not graded) and
 writes ``results/results.json``: the score, and one test per task with its
 ``name``, ``score``, ``max_score`` and ``output`` (the report's message,
-which never shows a hidden test's expected value). A written answer is a
+which never shows a hidden test's expected value, and shows learner text
+through ``terminal_text.shown``). A notebook in ``submission/`` is read only
+if it is a regular file reached through no symbolic link
+(``submissions.notebook_files``): a GitHub upload keeps links, and one to
+``/autograder/source/solutions/`` scored the solution's marks; a link is
+reported as "not a notebook file (a symbolic link)" and scores 0. A written answer is a
 test worth 0 whose output says it awaits manual grading and quotes the
 text: set up its points as a manual question on Gradescope. The kernels
 run in the same sandbox as ``bpe-lab grade``'s (``jail``): they see nothing
@@ -45,9 +50,10 @@ from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.commands.grader import Limits, Report, grade
-from bpe_lab.grading.intake.submissions import PathLike, read_notebook
+from bpe_lab.grading.intake.submissions import PathLike, not_a_file, notebook_files, read_notebook
 from bpe_lab.grading.run.jail import SandboxUnavailable, repository
 from bpe_lab.grading.run.stubs import package_dir
+from bpe_lab.grading.terminal_text import shown
 
 __all__ = ["SETUP_SH", "RUN_AUTOGRADER", "build_bundle", "results_json", "run_gradescope", "add_gradescope_command"]
 
@@ -153,13 +159,14 @@ def results_json(report: Report | None, others: Sequence[Report] = ()) -> dict[s
     for task in report.tasks:
         test: dict[str, Any] = {"name": task.grade_id, "visibility": "visible"}
         if task.pending:
-            test.update(score=0, max_score=0, output=f"{task.message}: graded by hand.\n\n{task.answer}")
+            output = f"{shown(task.message)}: graded by hand.\n\n{shown(task.answer, lines=True)}"
+            test.update(score=0, max_score=0, output=output)
         else:
-            test.update(score=task.points, max_score=task.max_points, output=task.message or "ok")
+            test.update(score=task.points, max_score=task.max_points, output=shown(task.message or "ok"))
         tests.append(test)
     notes = [report.error, report.note, report.sandbox]
     notes += [f"also submitted, not graded: {Path(r.submission).name} ({r.error or r.assignment})" for r in others]
-    return {"score": report.total, "output": "\n".join(filter(None, notes)), "tests": tests}
+    return {"score": report.total, "output": "\n".join(shown(note) for note in notes if note), "tests": tests}
 
 
 def run_gradescope(root: PathLike) -> dict[str, Any]:
@@ -168,13 +175,22 @@ def run_gradescope(root: PathLike) -> dict[str, Any]:
     root = Path(root)
     source = root / "source"
     config = json.loads((source / "bundle.json").read_text(encoding="utf-8"))
-    notebooks = sorted(p for p in (root / "submission").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-    reports: list[Report] = []
+    # never through a link: one to source/solutions/ would score the solution (notebook_files)
+    try:
+        found = notebook_files([root / "submission"])
+    except (OSError, ValueError):  # no submission folder, or nothing in it
+        found = []
+    notebooks = [f.path for f in found if not f.kind]
+    reports = [
+        Report(str(f.path), config["assignment"], error=not_a_file(f.kind, f.path.relative_to(f.root).as_posix()))
+        for f in found
+        if f.kind
+    ]
     refused = ""
     if notebooks:
         student = _student(root)
         try:
-            reports = grade(
+            reports += grade(
                 notebooks,
                 solutions_dir=source / "solutions",
                 limits=Limits(),

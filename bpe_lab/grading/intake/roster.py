@@ -26,6 +26,13 @@ What this adds over ``submissions`` (reading one file safely): a class.
   name names two assignments and the cells cannot settle it, the submission
   is reported and not graded, never graded as the wrong one.
 
+A symbolic link (to a notebook or a folder) or a ``*.ipynb`` that is not a
+regular file is never read (``submissions.notebook_files``): it is one
+row, its student's and the assignment its name tells, worth 0 and saying
+"not a notebook file (a symbolic link): PATH". So a link to a classmate's
+notebook scores nothing and compares with nothing in the similarity
+report, and the classmate is not the copier there.
+
 ``collect_class`` is the one collecting of a ``bpe-lab grade`` run: the
 solutions read and every submission read, parsed and told, once, in a
 ``Collection`` that the grader and ``similar_answers`` both take, so that
@@ -44,8 +51,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bpe_lab.grading.authoring.tasks import nbgrader
-from bpe_lab.grading.intake.submissions import PathLike, Submitted, notebook_files, read_once, read_solutions
+from bpe_lab.grading.intake.submissions import (
+    PathLike,
+    Submitted,
+    not_a_file,
+    notebook_files,
+    read_once,
+    read_solutions,
+)
 from bpe_lab.grading.notebook_format import nbformat
+from bpe_lab.grading.terminal_text import shown
 
 __all__ = ["Submission", "Collection", "grade_ids", "student_from_name", "tell_assignment", "collect", "collect_class"]
 
@@ -169,7 +184,7 @@ def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str], s
         return student, named, ""
     if len(parts) == 3 and parts[1] in known:  # nbgrader: STUDENT/ASSIGNMENT/NAME.ipynb
         return student, [parts[1]], ""
-    deep = "".join(c if c.isprintable() else "?" for c in "/".join(parts[1:-1]))  # folder names are the learner's
+    deep = shown("/".join(parts[1:-1]))  # folder names are the learner's
     return (
         student,
         named,
@@ -186,12 +201,18 @@ def collect(
     known = sorted(solutions)
     own = {name: grade_ids(nb) for name, nb in solutions.items()}
     found: list[Submission] = []
-    for root, path in notebook_files(inputs):
+    for root, path, kind in notebook_files(inputs):
         student, named, deep = _layout(path, root, known)
+        if kind:  # a link, a pipe: reported (as its name's assignment, worth 0), never read
+            unread = not_a_file(kind, path.relative_to(root).as_posix())
+            assignment, _, error = tell_assignment(None, named, own, override)
+            error = "; ".join(filter(None, [unread, error]))
+            found.append(Submission(path, student, assignment, error=error, read=Submitted(None, error=unread)))
+            continue
         if deep:
             found.append(Submission(path, student, None, error=deep))
             continue
-        read = read_once(path)  # the one read of this file: later stages take its notebook from here
+        read = read_once(path, root)  # the one read of this file: later stages take its notebook from here
         assignment, note, error = tell_assignment(read.notebook, named, own, override)
         if assignment is None and read.error:
             error = f"{read.error}; {error}"

@@ -15,17 +15,33 @@ collects it: the notebook it gives (``Submitted``) is what tells its
 assignment, what the grader runs and ``similar_answers`` compares, and the
 bytes it read are what the generated cases' ``nonce`` digests, so that all
 of them see the same file even if it changes while a class is graded.
+
+Only regular files are read, and never through a symbolic link. Git
+clones, ``tar`` and ``unzip`` keep links, and a submission that was a link
+to ``solutions/`` (or to the Gradescope bundle's solution) scored full
+marks with no code, one to a classmate's notebook scored theirs and made
+the classmate look like the copier. So ``notebook_files`` walks a folder
+by its directory entries, never into a linked folder, and reports a link
+named ``*.ipynb``, a link to a folder, or an ``*.ipynb`` that is not a
+regular file (a pipe would hang the read) as what it is; ``read_once``
+opens each file from its root one folder at a time, ``O_NOFOLLOW`` on
+every step, and reads the bytes once from that descriptor (a link put
+there after the walk is refused too). What is not read is "not a notebook
+file (a symbolic link): PATH", the path relative to the folder given.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import os
+import stat
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from bpe_lab.grading.notebook_format import nbformat
 
@@ -34,6 +50,9 @@ __all__ = [
     "MAX_FILE_MB",
     "MAX_SOURCE_MB",
     "Submitted",
+    "Found",
+    "NotAFile",
+    "not_a_file",
     "nonce_of",
     "submission_nonce",
     "read_notebook",
@@ -85,15 +104,106 @@ def submission_nonce(path: Path) -> str:
         return nonce_of(iter(lambda: f.read(1 << 20), b""))
 
 
-def read_once(path: Path) -> Submitted:
-    """The submission read and parsed once, for every stage after intake;
-    what cannot be read is said in ``error``, never raised."""
+class NotAFile(OSError):
+    """A path that is not a regular file, or is reached through a symbolic
+    link: ``kind`` says what it is ("a symbolic link", "a named pipe")."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def not_a_file(kind: str, where: str) -> str:
+    """The report's words for a path that is not read: ``where`` relative to the folder given."""
+    return f"not a notebook file ({kind}): {where}"
+
+
+def _kind(mode: int) -> str:
+    """What a file of ``mode`` is, in the report's words ("" for a regular file)."""
+    kinds = [
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    ]
+    return "" if stat.S_ISREG(mode) else next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
+def _flag(name: str) -> int:
+    """``os.NAME``, or 0 where the system has none (Windows, where
+    ``bpe-lab`` imports this but grades nothing: it has no sandbox)."""
+    return int(getattr(os, name, 0))
+
+
+#: Opening a folder the instructor gave.
+_ROOT_FLAGS = os.O_RDONLY | _flag("O_DIRECTORY") | _flag("O_CLOEXEC")
+#: Opening a file to read: never through a link, never waiting on a pipe, never passed to a child.
+_FILE_FLAGS = os.O_RDONLY | _flag("O_NOFOLLOW") | _flag("O_NONBLOCK") | _flag("O_CLOEXEC")
+#: Opening a folder on the way to it: never through a link, and it must be a folder.
+_FOLDER_FLAGS = _ROOT_FLAGS | _flag("O_NOFOLLOW")
+
+
+def _open_at(name: str, folder: int, flags: int) -> int:
+    """``name`` in the open ``folder`` opened with ``flags`` (which hold
+    ``O_NOFOLLOW``); ``NotAFile`` when it is a symbolic link."""
+    if name in ("", ".", "..") or "/" in name:
+        raise NotAFile(f"a path step {name!r}")
     try:
-        if path.stat().st_size > MAX_FILE_MB << 20:
-            return Submitted(None, submission_nonce(path), f"the file is larger than {MAX_FILE_MB} MB")
-        data = path.read_bytes()
+        return os.open(name, flags, dir_fd=folder)
     except OSError as err:
+        if err.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            with_link = _kind(os.lstat(name, dir_fd=folder).st_mode)
+            if with_link:
+                raise NotAFile(with_link) from None
+        raise
+
+
+def _open_below(root: Path, path: Path) -> int:
+    """A descriptor of the regular file ``path``, opened from ``root`` one
+    folder at a time with no link followed on the way (``root`` itself is
+    the folder the instructor gave, and is followed)."""
+    parts = path.relative_to(root).parts
+    if not parts:
+        raise NotAFile("a folder")
+    folder = os.open(root, _ROOT_FLAGS)
+    try:
+        for part in parts[:-1]:
+            inner = _open_at(part, folder, _FOLDER_FLAGS)
+            os.close(folder)
+            folder = inner
+        fd = _open_at(parts[-1], folder, _FILE_FLAGS)
+    finally:
+        os.close(folder)
+    kind = _kind(os.fstat(fd).st_mode)
+    if kind:
+        os.close(fd)
+        raise NotAFile(kind)
+    return fd
+
+
+def read_once(path: Path, root: Path | None = None) -> Submitted:
+    """The submission read and parsed once, for every stage after intake;
+    what cannot be read is said in ``error``, never raised. The file is
+    opened from ``root`` (the folder given, which holds it; by default its
+    own folder) through no link (``_open_below``), and read from that
+    descriptor alone."""
+    root = path.parent if root is None else root
+    try:
+        fd = _open_below(root, path)
+    except NotAFile as err:
+        return Submitted(None, error=not_a_file(err.kind, path.relative_to(root).as_posix()))
+    except (OSError, ValueError) as err:
         return Submitted(None, error=str(err))
+    with os.fdopen(fd, "rb") as f:
+        try:
+            if os.fstat(f.fileno()).st_size > MAX_FILE_MB << 20:
+                nonce = nonce_of(iter(lambda: f.read(1 << 20), b""))
+                return Submitted(None, nonce, f"the file is larger than {MAX_FILE_MB} MB")
+            data = f.read()
+        except OSError as err:
+            return Submitted(None, error=str(err))
     try:
         return Submitted(_notebook_of(data), nonce_of([data]))
     except ValueError as err:
@@ -128,17 +238,86 @@ def read_solutions(solutions_dir: Path) -> dict[str, nbformat.NotebookNode]:
     return {p.stem: read_notebook(p.read_text(encoding="utf-8")) for p in paths}
 
 
-def notebook_files(submissions: Sequence[PathLike]) -> list[tuple[Path, Path]]:
-    """``(root, notebook)`` for each notebook: a file given is its own root's
-    child; a folder is searched (checkpoints skipped) and is the root of what
-    it holds, so that its layout can say whose each file is."""
-    found: list[tuple[Path, Path]] = []
+class Found(NamedTuple):
+    """A notebook to grade: the ``root`` given (the class folder, or a
+    file's own folder), its ``path`` there, and ``kind``: "" for a regular
+    file, else what it is instead ("a symbolic link"), and then it is
+    reported, never read."""
+
+    root: Path
+    path: Path
+    kind: str = ""
+
+
+#: The deepest folder searched (a tar can nest thousands; no layout goes past 3).
+MAX_DEPTH = 32
+
+
+def _walk(root: Path, folder: int, where: Path, depth: int = 0) -> Iterator[Found]:
+    """What the open ``folder`` (``where``, under ``root``) holds to grade:
+    regular ``*.ipynb`` files, and what is there instead (a link named so, a
+    link to a folder, a pipe named so), never going through a link; the
+    checkpoints Jupyter keeps are skipped, and a folder deeper than
+    ``MAX_DEPTH`` is reported, not searched."""
+    if depth > MAX_DEPTH:
+        yield Found(root, where, f"a folder more than {MAX_DEPTH} deep")
+        return
+    with os.scandir(folder) as entries:
+        named = sorted((entry.name, entry) for entry in entries)
+    for name, entry in named:
+        path = where / name
+        try:
+            found = _entry(root, folder, path, entry)
+        except OSError as err:  # gone, or unreadable, since it was listed: said, never raised
+            found = Found(root, path, f"a file that cannot be opened ({err.strerror or err})")
+        if isinstance(found, Found):
+            yield found
+        elif found is not None:
+            try:
+                yield from _walk(root, found, path, depth + 1)
+            finally:
+                os.close(found)
+
+
+def _entry(root: Path, folder: int, path: Path, entry: os.DirEntry[str]) -> Found | int | None:
+    """One entry of the open ``folder``: a ``Found`` to grade or report, a
+    sub-folder's open descriptor to walk, or None (nothing to grade)."""
+    name = entry.name
+    if entry.is_symlink():
+        try:
+            to_folder = stat.S_ISDIR(os.stat(name, dir_fd=folder).st_mode)
+        except OSError:  # a link to nothing
+            to_folder = False
+        return Found(root, path, "a symbolic link") if to_folder or name.endswith(".ipynb") else None
+    if entry.is_dir(follow_symlinks=False):
+        if name == ".ipynb_checkpoints":
+            return None
+        try:
+            return _open_at(name, folder, _FOLDER_FLAGS)
+        except NotAFile as err:  # made a link since it was listed
+            return Found(root, path, err.kind)
+    if name.endswith(".ipynb"):
+        return Found(root, path, _kind(entry.stat(follow_symlinks=False).st_mode))
+    return None
+
+
+def notebook_files(submissions: Sequence[PathLike]) -> list[Found]:
+    """``Found(root, notebook, kind)`` for each notebook: a file given is
+    its own root's child (a link given is reported as one); a folder given
+    is followed if it is a link (it is the instructor's word), searched
+    without following any link below it (``_walk``: checkpoints skipped),
+    and is the root of what it holds, so that its layout can say whose each
+    file is."""
+    found: list[Found] = []
     for item in map(Path, submissions):
         if item.is_dir():
-            notebooks = sorted(p for p in item.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-            found.extend((item, p) for p in notebooks)
-        elif item.exists():
-            found.append((item.parent, item))
+            folder = os.open(item, _ROOT_FLAGS)
+            try:
+                found.extend(_walk(item, folder, item))
+            finally:
+                os.close(folder)
+        elif item.is_symlink() or item.exists():
+            found.append(Found(item.parent, item, _kind(item.lstat().st_mode)))
         else:
             raise FileNotFoundError(f"no such submission: {item}")
     if not found:
@@ -147,8 +326,9 @@ def notebook_files(submissions: Sequence[PathLike]) -> list[tuple[Path, Path]]:
 
 
 def expand(submissions: Sequence[PathLike]) -> list[Path]:
-    """The notebooks in ``submissions`` (files, or folders searched)."""
-    return [path for _, path in notebook_files(submissions)]
+    """The notebooks in ``submissions`` (files, or folders searched), those
+    that are not regular files too."""
+    return [found.path for found in notebook_files(submissions)]
 
 
 def _cut(text: str, limit: int) -> str:

@@ -10,7 +10,10 @@ yet), never a property of the expected value, and carry the learner's own
 text (an exception's message) only as one short line that repeats no hidden
 call (``judge``). So the page reveals neither the hidden tests' expected
 values nor the model solution. Nothing for the instructor alone appears
-(sandbox notes, file paths).
+(sandbox notes, file paths). Every learner-derived string (the student's
+name, messages, the quoted answers) is ``terminal_text.shown``: a page
+``cat`` in a terminal runs no escape sequence, and no bidi override
+reorders a line of it.
 
 >>> from bpe_lab.grading.score.report import Report, TaskResult
 >>> report = Report("a.ipynb", "03_encoding", [TaskResult("03_encoding_decode", 1, 2, "1/2 ok")])
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from bpe_lab.grading.intake.submissions import PathLike
 from bpe_lab.grading.score.report import Report, TaskResult
+from bpe_lab.grading.terminal_text import shown
 
 __all__ = ["feedback_page", "write_feedback"]
 
@@ -36,8 +40,8 @@ def _cell(text: str) -> str:
 
 
 def _line(text: str) -> str:
-    """``text`` on one line, without control characters."""
-    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    """``text`` on one line, its control characters (a new line among them) shown escaped."""
+    return " ".join(shown(text).split())
 
 
 def _points(n: float) -> str:
@@ -51,7 +55,8 @@ def _task_name(result: TaskResult, assignment: str | None) -> str:
 
 def _section(report: Report) -> list[str]:
     pending = f" ({_points(report.pending)} awaiting manual grading)" if report.pending else ""
-    lines = [f"## {report.assignment or 'unknown assignment'}: {report.total:g}/{report.max_total:g}{pending}", ""]
+    assignment = _line(report.assignment or "unknown assignment")
+    lines = [f"## {assignment}: {report.total:g}/{report.max_total:g}{pending}", ""]
     if report.error:
         lines += [f"**Not graded:** {_line(report.error)}", ""]
     graded = [t for t in report.tasks if not t.pending]
@@ -62,8 +67,9 @@ def _section(report: Report) -> list[str]:
             lines.append(f"| {_cell(_task_name(task, report.assignment))} | {points} | {_cell(task.message)} |")
         lines.append("")
     for task in (t for t in report.tasks if t.pending):
-        lines += [f"### {_task_name(task, report.assignment)} ({_points(task.max_points)}): needs manual grading", ""]
-        lines += [f"> {line}" if line else ">" for line in task.answer.splitlines()] or ["> (empty)"]
+        name = _line(_task_name(task, report.assignment))
+        lines += [f"### {name} ({_points(task.max_points)}): needs manual grading", ""]
+        lines += [f"> {line}" if line else ">" for line in shown(task.answer, lines=True).splitlines()] or ["> (empty)"]
         lines.append("")
     return lines
 

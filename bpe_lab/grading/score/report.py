@@ -13,7 +13,12 @@ still pending. ``write_gradebook`` writes it as CSV for a spreadsheet, every
 text cell that a spreadsheet would run as a formula (one that begins with
 ``=``, ``+``, ``-``, ``@``, a tab or a carriage return: OWASP's CSV
 injection rule) behind a ``'``: a folder named ``=HYPERLINK(…)`` is a name
-there, not a link.
+there, not a link. Names, paths and messages are the learner's: both the
+printed report and the CSV show them through ``terminal_text.shown``
+(control characters, escape sequences and bidi overrides escaped), so a
+folder named with ``ESC [ 2 K`` cannot print over its own 0/7. A report
+stays raw data (``Report.to_dict``): ``json.dumps`` escapes every control
+and non-ASCII character as ``\\uNNNN``, and gives it back unchanged.
 
 >>> report = Report("alice.ipynb", "02_training", [TaskResult("train", 2, 2), TaskResult("count", 0.5, 1, "wrong")])
 >>> print(format_report(report))
@@ -27,6 +32,8 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from bpe_lab.grading.terminal_text import shown
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -142,13 +149,17 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: Any) -> Any:
-    """``value`` safe in a spreadsheet: text that would start a formula gets
-    a ``'`` in front (numbers stay numbers).
+    """``value`` safe in a spreadsheet and in a terminal that shows the
+    file: text is ``shown`` (its control characters escaped), and text
+    that would start a formula gets a ``'`` in front (numbers stay numbers).
 
-    >>> print(csv_cell("=1+2"), csv_cell("@SUM(A1)"), csv_cell("alice"), csv_cell(-1.5))
-    '=1+2 '@SUM(A1) alice -1.5
+    >>> print(csv_cell("=1+2"), csv_cell("@SUM(A1)"), csv_cell("alice"), csv_cell(-1.5), csv_cell("\\x1b[2Kbob"))
+    '=1+2 '@SUM(A1) alice -1.5 \\x1b[2Kbob
     """
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_START) else value
+    if not isinstance(value, str):
+        return value
+    value = shown(value)
+    return "'" + value if value.startswith(FORMULA_START) else value
 
 
 def write_gradebook(reports: list[Report], path: PathLike) -> None:
@@ -165,7 +176,9 @@ def recorded_nonces(path: PathLike) -> dict[tuple[str, str], str]:
     """``{(student, assignment): nonce}`` from what an earlier grading wrote:
     its ``--json`` reports or its gradebook CSV (``write_gradebook``; a row's
     assignments and nonces side by side), so that a re-grade meets the same
-    generated cases even where the file was saved again."""
+    generated cases even where the file was saved again. (A student whose
+    name holds a control character is found by the JSON only: the CSV shows
+    the name escaped.)"""
     import csv
     import json
     from pathlib import Path
@@ -194,21 +207,22 @@ def _unescaped(cell: str) -> str:
 
 
 def format_report(report: Report) -> str:
-    """A few readable lines: the total, then one line per task."""
+    """A few readable lines: the total, then one line per task, every
+    string in them ``shown`` (a name cannot move the cursor or hide a line)."""
     pending = f" ({report.pending:g} pending manual grading)" if report.pending else ""
     lines = [
-        f"{report.submission} ({report.assignment or 'unknown assignment'}): "
+        f"{shown(report.submission)} ({shown(report.assignment or 'unknown assignment')}): "
         f"{report.total:g}/{report.max_total:g}{pending}"
     ]
     for note in (report.error, report.note, report.sandbox):
         if note:
-            lines.append(f"  ! {note}")
+            lines.append(f"  ! {shown(note)}")
     for task in report.tasks:
         if task.pending:
             status = f"{PENDING}/{task.max_points:g}  needs manual grading"
         else:
-            status = f"{task.points:g}/{task.max_points:g}  {task.message or 'ok'}"
-        lines.append(f"  {task.grade_id:<30} {_right(status)}")
+            status = f"{task.points:g}/{task.max_points:g}  {shown(task.message or 'ok')}"
+        lines.append(f"  {shown(task.grade_id):<30} {_right(status)}")
     return "\n".join(lines)
 
 

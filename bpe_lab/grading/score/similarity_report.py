@@ -7,7 +7,10 @@ file (``--similarity-out``), each flag with its matched blocks, the two
 sides' lines next to each other with their own line numbers (a cell's, or
 the package file's). The text of submissions is the learner's: it is
 escaped for HTML, fenced so that no line can end its Markdown block, and
-kept out of the terminal summary, where only names and numbers go.
+kept out of the terminal summary, where only names and numbers go. Names,
+paths and lines all go through ``terminal_text.shown`` (control
+characters, escape sequences, bidi overrides shown escaped), in the
+summary and in both report files.
 """
 
 from __future__ import annotations
@@ -18,18 +21,18 @@ from pathlib import Path
 
 from bpe_lab.grading.score.similar_answers import Flag, Side, Similarity
 from bpe_lab.grading.score.similarity import Block
+from bpe_lab.grading.terminal_text import shown
 
 __all__ = ["format_similarity", "side_by_side", "similarity_markdown", "similarity_html", "write_similarity"]
 
 #: Characters of each side's line shown in the text layout.
 WIDTH = 60
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _AGAINST = {"submission": "and", "package": "against the package's own answer", "solution": "against the model answer"}
 
 
 def _plain(text: str) -> str:
-    """A name from a file path on one line, control characters (a terminal's escapes) shown as ``?``."""
-    return _UNPRINTABLE.sub("?", text)
+    """A name from a file path on one line, control characters (a terminal's escapes) shown escaped."""
+    return shown(text)
 
 
 def _percent(score: float) -> str:
@@ -44,8 +47,8 @@ def _lines(side: Side, span: tuple[int, int]) -> str:
 def _headline(flag: Flag) -> str:
     where = "; ".join(f"{_lines(flag.left, b.left)} ~ {_lines(flag.right, b.right)}" for b in flag.blocks)
     return (
-        f"{flag.cell}: {_plain(flag.left.name)} ~ {_plain(flag.right.name)}, {flag.measure} {_percent(flag.score)} "
-        f"({flag.shared} fingerprints; {where})"
+        f"{_plain(flag.cell)}: {_plain(flag.left.name)} ~ {_plain(flag.right.name)}, "
+        f"{flag.measure} {_percent(flag.score)} ({flag.shared} fingerprints; {where})"
     )
 
 
@@ -67,7 +70,7 @@ def format_similarity(sim: Similarity) -> str:
 
 
 def _cut(line: str, width: int) -> str:
-    line = _UNPRINTABLE.sub("?", line.expandtabs(4))
+    line = shown(line.expandtabs(4))
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
@@ -144,7 +147,7 @@ def _html_head(side: Side, span: tuple[int, int]) -> str:
 def _html_column(side: Side, span: tuple[int, int]) -> str:
     lines = side.source.splitlines()[span[0] - 1 : span[1]]
     numbered = "\n".join(f"{span[0] + side.first_line - 1 + i:>4}  {line}" for i, line in enumerate(lines))
-    return f"<td><pre>{html.escape(numbered)}</pre></td>"
+    return f"<td><pre>{html.escape(shown(numbered, lines=True))}</pre></td>"
 
 
 def similarity_html(sim: Similarity) -> str:
@@ -163,8 +166,8 @@ def similarity_html(sim: Similarity) -> str:
         out.append("<p>Nothing flagged.</p>")
     for n, flag in enumerate(sim.flags, start=1):
         out += [
-            f"<h2>{n}. {e(flag.cell)}: {e(_plain(flag.left.name))} ~ {e(_plain(flag.right.name))}</h2>",
-            f"<p>{e(flag.assignment)}: {e(_plain(flag.left.name))} {e(_AGAINST[flag.against])} "
+            f"<h2>{n}. {e(_plain(flag.cell))}: {e(_plain(flag.left.name))} ~ {e(_plain(flag.right.name))}</h2>",
+            f"<p>{e(_plain(flag.assignment))}: {e(_plain(flag.left.name))} {e(_AGAINST[flag.against])} "
             f"{e(_plain(flag.right.name))}: {e(flag.measure)} "
             f"{_percent(flag.score)}, {flag.shared} fingerprints in common.</p>",
         ]
