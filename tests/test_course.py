@@ -251,3 +251,13 @@ def test_a_wheel_carries_the_course_and_its_notebooks_run(tmp_path):
         env=env, capture_output=True, text=True, cwd=tmp_path,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:]
+
+
+def test_the_exercises_page_tells_learners_to_write_in_them_and_only_instructors_not_to_edit():
+    text = (ROOT / "exercises" / "README.md").read_text(encoding="utf-8")
+    paragraphs = [" ".join(p.split()) for p in text.split("\n\n")]
+    mine = [p for p in paragraphs if "yours to fill in" in p]
+    assert mine and "--update" in mine[0], "the page never tells a learner that the exercises are theirs to write in"
+    for paragraph in paragraphs:
+        if re.search(r"\b(do not|don't|never) edit|rather than the copy|generated from", paragraph):
+            assert paragraph.startswith("*For instructors:*"), f"a learner reads it as meant for them: {paragraph!r}"
