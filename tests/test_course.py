@@ -141,7 +141,10 @@ def test_lab_update_says_which_files_it_kept_by_name(tmp_path, versions, capsys)
         ('["a list"]', "not a course manifest of format 1"),
         ('{"format": 2, "folders": [], "files": {}}', "not a course manifest of format 1"),
         ('{"format": 1, "folders": ["notebooks"], "files": {}}', "a manifest of another course layout"),
-        ('{"format": 1, "folders": ["notebooks", "exercises"], "files": {"../x": "0"}}', "entry '../x'"),
+        (
+            '{"format": 1, "folders": ["notebooks", "exercises"], "files": {"notebooks/README.md": "0"}}',
+            "entry 'notebooks/README.md'",
+        ),
     ],
 )
 def test_a_bad_manifest_is_an_error_naming_it(tmp_path, capsys, manifest, message):
@@ -261,3 +264,177 @@ def test_the_exercises_page_tells_learners_to_write_in_them_and_only_instructors
     for paragraph in paragraphs:
         if re.search(r"\b(do not|don't|never) edit|rather than the copy|generated from", paragraph):
             assert paragraph.startswith("*For instructors:*"), f"a learner reads it as meant for them: {paragraph!r}"
+
+
+# -- notebooks the learner only ran, and old manifests ----------------------------------------------------------------
+
+
+def _notebook(*sources: str, outputs: str = "") -> str:
+    """A notebook of code cells, as the course commits them (nbformat, indent 1)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# Title")]
+    for source in sources:
+        cell = nbformat.v4.new_code_cell(source)
+        if outputs:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=outputs)]
+            cell.execution_count = 1
+        nb.cells.append(cell)
+    for number, cell in enumerate(nb.cells):
+        cell.id = f"cell-{number}"  # not nbformat's random ids: the same notebook twice is the same file
+    return nbformat.writes(nb) + "\n"
+
+
+def _run_as_jupyterlab_saves_it(path: Path) -> None:
+    """What Run All and JupyterLab's autosave leave: outputs, execution
+    counts and kernel metadata in the file; every cell's source as it was."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for count, cell in enumerate((c for c in nb["cells"] if c["cell_type"] == "code"), 1):
+        cell["execution_count"] = count
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": [f"ran {count}\n"]}]
+        cell["metadata"]["execution"] = {"iopub.status.idle": "2026-12-03T10:00:00.000Z"}
+    nb["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb["metadata"]["language_info"] = {"name": "python", "version": "3.11.2"}
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def notebook_versions(tmp_path, monkeypatch):
+    """Two versions of a course of real notebooks, and a switch between them."""
+    old = _fake_course(
+        tmp_path / "v1",
+        {
+            "notebooks/00_a.ipynb": _notebook("x = 1"),  # fixed in v2; the learner ran it
+            "notebooks/01_b.ipynb": _notebook("y = 1"),  # fixed in v2; the learner wrote in it
+            "notebooks/02_c.ipynb": _notebook("z = 1"),  # only its outputs change in v2; the learner ran it
+            "notebooks/03_d.ipynb": _notebook("w = 1"),  # the same in v2; the learner ran it
+            "notebooks/README.md": "map1",
+            "exercises/02_c.ipynb": _notebook("# YOUR CODE HERE"),  # fixed in v2; never opened
+        },
+    )
+    new = _fake_course(
+        tmp_path / "v2",
+        {
+            "notebooks/00_a.ipynb": _notebook("x = 2"),
+            "notebooks/01_b.ipynb": _notebook("y = 2"),
+            "notebooks/02_c.ipynb": _notebook("z = 1", outputs="new output\n"),
+            "notebooks/03_d.ipynb": _notebook("w = 1"),
+            "notebooks/README.md": "map1",
+            "exercises/02_c.ipynb": _notebook("# YOUR CODE HERE\n# (hint: count pairs)"),
+        },
+    )
+    which = {"root": old}
+    monkeypatch.setattr("bpe_lab.course.course_root", lambda: which["root"])
+    return which, new
+
+
+def test_update_replaces_a_notebook_the_learner_only_ran_and_says_its_outputs_go(tmp_path, notebook_versions, capsys):
+    which, new = notebook_versions
+    folder = tmp_path / "learner"
+    copy_course(folder)
+    for name in ("00_a", "01_b", "02_c", "03_d"):
+        _run_as_jupyterlab_saves_it(folder / "notebooks" / f"{name}.ipynb")
+    mine = json.loads((folder / "notebooks/01_b.ipynb").read_text(encoding="utf-8"))
+    mine["cells"][1]["source"] = "y = 1  # my note"
+    (folder / "notebooks/01_b.ipynb").write_text(json.dumps(mine, indent=1), encoding="utf-8")
+    ran = {n: (folder / "notebooks" / n).read_bytes() for n in ("02_c.ipynb", "03_d.ipynb")}
+    which["root"] = new
+
+    assert main(["lab", str(folder), "--no-open", "--update"]) == 0
+    out = capsys.readouterr().out
+    assert "0 new, 2 updated, 0 restored" in out
+    assert "updated, your outputs in them gone (run them again): notebooks/00_a.ipynb" in out
+    assert "kept, as you edited them: notebooks/01_b.ipynb\n" in out
+    for name in ("00_a.ipynb", "exercises/02_c.ipynb"):
+        path = folder / (name if "/" in name else f"notebooks/{name}")
+        assert path.read_bytes() == (new / path.relative_to(folder)).read_bytes(), name
+    assert "my note" in (folder / "notebooks/01_b.ipynb").read_text(encoding="utf-8")
+    assert {n: (folder / "notebooks" / n).read_bytes() for n in ran} == ran  # nothing new to read: your outputs stay
+
+    _run_as_jupyterlab_saves_it(folder / "notebooks/00_a.ipynb")
+    again = update_course(folder)  # the new version, run: recorded by its sources, not named as edited
+    assert again.updated == again.cleared == [] and [p.name for p in again.edited] == ["01_b.ipynb"]
+
+
+def test_an_old_manifest_without_sources_reads_them_from_the_course_or_jupyterlabs_checkpoint(
+    tmp_path, notebook_versions
+):
+    which, new = notebook_versions
+    folder = tmp_path / "learner"
+    copy_course(folder)
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    manifest.pop("sources", None)  # as bpe-lab wrote it before it recorded sources
+    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    checkpoints = folder / "notebooks" / ".ipynb_checkpoints"
+    checkpoints.mkdir()  # JupyterLab's checkpoint of 00_a, made when it was first opened: the copied file
+    (checkpoints / "00_a-checkpoint.ipynb").write_bytes((folder / "notebooks/00_a.ipynb").read_bytes())
+    for name in ("00_a", "01_b", "03_d"):
+        _run_as_jupyterlab_saves_it(folder / "notebooks" / f"{name}.ipynb")
+    which["root"] = new
+
+    done = update_course(folder)
+    updated = [p.relative_to(folder).as_posix() for p in done.updated]
+    # 00_a's copied sources: from the checkpoint; 02_c never run: the course's new outputs replace its old ones
+    assert updated == ["notebooks/00_a.ipynb", "notebooks/02_c.ipynb", "exercises/02_c.ipynb"]
+    assert [p.name for p in done.cleared] == ["00_a.ipynb"]
+    assert [p.name for p in done.edited] == ["01_b.ipynb"]  # no copy of its old version left: bytes decide
+    assert "03_d.ipynb" not in [p.name for p in done.edited]  # unchanged course file: its sources are the course's
+    recorded = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["sources"]
+    assert sorted(recorded) == [
+        "exercises/02_c.ipynb",
+        "notebooks/00_a.ipynb",
+        "notebooks/02_c.ipynb",
+        "notebooks/03_d.ipynb",
+    ]
+
+
+# -- a folder someone prepared --------------------------------------------------------------------------------------
+
+
+def test_the_manifest_is_never_written_through_a_prepared_temporary_file(tmp_path):
+    folder, victim = tmp_path / "learner", tmp_path / "bashrc"
+    victim.write_text("export PS1='$ '\n", encoding="utf-8")
+    copy_course(folder)
+    (folder / (MANIFEST + ".tmp")).symlink_to(victim)
+    assert main(["lab", str(folder), "--no-open", "--update"]) == 0
+    assert victim.read_text(encoding="utf-8") == "export PS1='$ '\n"
+    assert not (folder / MANIFEST).is_symlink() and json.loads((folder / MANIFEST).read_text())["format"] == 1
+    assert sorted(p.name for p in folder.iterdir()) == sorted([MANIFEST, MANIFEST + ".tmp", "exercises", "notebooks"])
+
+
+def test_a_manifest_entry_naming_no_course_file_is_dropped_and_named(tmp_path, capsys):
+    folder = tmp_path / "learner"
+    copy_course(folder)
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    evil = "notebooks/$(touch pwned)"
+    manifest["files"][evil] = "0" * 64
+    manifest["files"]["../x"] = "not even a sha"
+    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    assert main(["lab", str(folder), "--no-open", "--update"]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: dropped from the course record, no files of this course: {evil!r}, '../x'" in out
+    written = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    assert evil not in written["files"] and "../x" not in written["files"]
+    assert sorted(written["files"]) == sorted(
+        f"{f}/{p.name}" for f in ("notebooks", "exercises") for p in course_files(f)
+    )
+
+
+@pytest.mark.parametrize("where", ["folder", "notebooks", "exercises/02_training.ipynb", MANIFEST])
+def test_a_symbolic_link_in_the_course_folder_is_refused_by_name_before_anything_is_written(tmp_path, capsys, where):
+    folder, outside = tmp_path / "learner", tmp_path / "outside"
+    outside.mkdir()
+    if where == "folder":
+        folder.symlink_to(outside, target_is_directory=True)
+        link = folder
+    else:
+        folder.mkdir()
+        link = folder / where
+        link.parent.mkdir(exist_ok=True)
+        pointed = outside if where == "notebooks" else outside / "planted"  # a file that does not exist yet
+        link.symlink_to(pointed, target_is_directory=where == "notebooks")
+    assert main(["lab", str(folder), "--no-open"]) == 2
+    err = capsys.readouterr().err
+    assert f"{link} is a symbolic link (to {os.readlink(link)}): bpe-lab lab writes the course only into real" in err
+    assert list(outside.iterdir()) == [] and not (folder / MANIFEST).is_file()
