@@ -4,6 +4,7 @@ learner would pip-install (bpe-lab lab)."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -409,13 +410,14 @@ def test_a_manifest_entry_naming_no_course_file_is_dropped_and_named(tmp_path, c
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     evil = "notebooks/$(touch pwned)"
     manifest["files"][evil] = "0" * 64
-    manifest["files"]["../x"] = "not even a sha"
+    manifest["files"]["notebooks/99_gone.ipynb"] = "1" * 64  # a chapter of another version, or a planted name
     (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     assert main(["lab", str(folder), "--no-open", "--update"]) == 0
     out = capsys.readouterr().out
-    assert f"warning: dropped from the course record, no files of this course: {evil!r}, '../x'" in out
+    assert (
+        f"warning: dropped from the course record, no files of this course: {evil!r}, 'notebooks/99_gone.ipynb'" in out
+    )
     written = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    assert evil not in written["files"] and "../x" not in written["files"]
     assert sorted(written["files"]) == sorted(
         f"{f}/{p.name}" for f in ("notebooks", "exercises") for p in course_files(f)
     )
@@ -438,3 +440,86 @@ def test_a_symbolic_link_in_the_course_folder_is_refused_by_name_before_anything
     err = capsys.readouterr().err
     assert f"{link} is a symbolic link (to {os.readlink(link)}): bpe-lab lab writes the course only into real" in err
     assert list(outside.iterdir()) == [] and not (folder / MANIFEST).is_file()
+
+
+# -- through real wheels --------------------------------------------------------------------------------------------
+
+_WHEEL_SOURCES = ("pyproject.toml", "setup.py", "README.md", "bpe_lab", "notebooks", "exercises")
+_NO_CACHES = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
+
+
+def _wheel_installed(source: Path, out: Path) -> Path:
+    """Build ``source``'s wheel and pip-install it (no dependencies: the
+    test's environment has them) into a folder of its own; that folder."""
+    build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(out), "."]
+    run = subprocess.run(build, cwd=source, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    (wheel,) = out.glob("bpe_lab-*.whl")
+    site = out / "site"
+    install = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(site)]
+    run = subprocess.run([*install, str(wheel)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return site
+
+
+def _bpe_lab(site: Path, *args: str) -> str:
+    """``bpe-lab ARGS`` as the wheel installed in ``site`` runs it; its output."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    run = subprocess.run([str(site / "bin" / "bpe-lab"), *args], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return run.stdout
+
+
+def _change_first_code_cell(path: Path, line: str) -> None:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    cell["source"] = [*cell["source"][:-1], cell["source"][-1].rstrip("\n") + "\n", line]
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def test_an_update_from_a_newer_wheel_replaces_every_notebook_the_learner_only_ran(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for name in _WHEEL_SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, repo / name, ignore=_NO_CACHES)
+        else:
+            shutil.copyfile(ROOT / name, repo / name)
+    old = _wheel_installed(repo, tmp_path / "v1")
+    folder = tmp_path / "my-course"
+    assert "22 new" in _bpe_lab(old, "lab", str(folder), "--no-open")
+    for notebook in sorted((folder / "notebooks").glob("*.ipynb")):  # Run All of every notebook, autosaved
+        _run_as_jupyterlab_saves_it(notebook)
+    _change_first_code_cell(folder / "notebooks/05_byte_level.ipynb", "# my note on byte-level BPE")  # the learner's
+    _change_first_code_cell(folder / "exercises/01_compression.ipynb", "# my answer")
+    before = {p: p.read_bytes() for p in folder.rglob("*.ipynb")}
+
+    pyproject = repo / "pyproject.toml"  # a newer course: 0.1.1 changes the code of 03, 04, 05 and exercise 02
+    text = pyproject.read_text(encoding="utf-8")
+    assert 'version = "0.1.0"' in text
+    pyproject.write_text(text.replace('version = "0.1.0"', 'version = "0.1.1"', 1), encoding="utf-8")
+    changed = [
+        "notebooks/03_encoding_decoding.ipynb",
+        "notebooks/04_complexity.ipynb",
+        "notebooks/05_byte_level.ipynb",
+        "exercises/02_training.ipynb",
+    ]
+    for name in changed:
+        _change_first_code_cell(repo / name, "# changed in 0.1.1")
+    new = _wheel_installed(repo, tmp_path / "v2")
+    assert [p.name for p in new.glob("bpe_lab-*.dist-info")] == ["bpe_lab-0.1.1.dist-info"]
+
+    out = _bpe_lab(new, "lab", str(folder), "--update", "--no-open")
+    assert out.splitlines()[:3] == [
+        f"updated the course in {folder}: 0 new, 3 updated, 0 restored; kept your 9 existing ones",
+        "kept, as you edited them: notebooks/05_byte_level.ipynb, exercises/01_compression.ipynb",
+        "updated, your outputs in them gone (run them again): "
+        "notebooks/03_encoding_decoding.ipynb, notebooks/04_complexity.ipynb",
+    ]
+    shipped = new / "bpe_lab" / "course"
+    for name in (changed[0], changed[1], changed[3]):
+        assert (folder / name).read_bytes() == (shipped / name).read_bytes(), name
+    for path, data in before.items():
+        if path.relative_to(folder).as_posix() not in (changed[0], changed[1], changed[3]):
+            assert path.read_bytes() == data, f"{path} changed, though its sources are the learner's or unchanged"
+    assert "# my note on byte-level BPE" in (folder / changed[2]).read_text(encoding="utf-8")
