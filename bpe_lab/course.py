@@ -8,10 +8,18 @@ gets the same course. The wheel carries the notebooks and the exercises in
 they are read from the repository itself. ``bpe-lab lab [FOLDER]`` copies
 them into a folder of the learner's, never overwriting a file that is
 already there (it is the learner's work), and opens JupyterLab on the
-first notebook. The course's start page, ``notebooks/README.md`` (the map,
-how checkpoints, self-checks and exercises work), sits beside it in the
-file browser: JupyterLab would open a ``.md`` given on its command line in
-the text editor, links unclickable, so the first lesson is what opens.
+first notebook: JupyterLab's default URL is set to that notebook's
+``lab/tree/`` page, so the URL JupyterLab prints (with ``--no-browser``, the
+one a learner copies) opens it too, not the launcher. The course's start
+page, ``notebooks/README.md`` (the map, how checkpoints, self-checks and
+exercises work), sits beside it in the file browser and is linked from it.
+JupyterLab opens a Markdown file in its text editor, links unclickable, and
+its ``lab/tree/`` URLs take no viewer; so the session gets one setting
+default (``LAB_SETTING_DEFAULTS``, through ``JUPYTER_CONFIG_PATH`` and a
+``labconfig/default_setting_overrides.json`` that lives as long as
+JupyterLab): Markdown opens in its rendered preview, from the file browser,
+a link or a URL. It is a default: a learner's own setting wins, and "Open
+With > Editor" still edits.
 
 Each copy records what it wrote in a manifest inside the folder
 (``.bpe-lab-course.json``, hidden from JupyterLab's file browser): the
@@ -59,7 +67,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import urllib.parse
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +83,9 @@ __all__ = [
     "copy_course",
     "update_course",
     "lab_command",
+    "lab_environment",
+    "LAB_SETTING_DEFAULTS",
+    "FIRST_NOTEBOOK",
     "open_lab",
 ]
 
@@ -364,12 +376,19 @@ def update_course(destination: str | os.PathLike[str]) -> CourseCopy:
     return _sync(destination, update=True)
 
 
+#: JupyterLab setting defaults while the course runs (a Markdown file opens rendered).
+LAB_SETTING_DEFAULTS = {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}}}
+#: The notebook JupyterLab opens first, relative to the course folder.
+FIRST_NOTEBOOK = "notebooks/00_why_subwords.ipynb"
+
+
 def lab_command(
     folder: str | os.PathLike[str], *, port: int | None = None, browser: bool = True, extra: Sequence[str] = ()
 ) -> list[str]:
     """The command that starts JupyterLab in ``folder`` on the first
-    notebook; ``extra`` is passed to JupyterLab as it is, after the options
-    set here (so it wins)."""
+    notebook (its default URL: the one JupyterLab prints and opens);
+    ``extra`` is passed to JupyterLab as it is, after the options set here
+    (so it wins)."""
     root = Path(folder).resolve()
     args = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}"]
     if hasattr(os, "getuid") and os.getuid() == 0:
@@ -378,12 +397,33 @@ def lab_command(
         args.append(f"--ServerApp.port={port}")
     if not browser:
         args.append("--no-browser")
-    first = sorted((root / "notebooks").glob("*.ipynb"))
-    return [*args, *extra, *(f"notebooks/{p.name}" for p in first[:1])]
+    first = FIRST_NOTEBOOK if (root / FIRST_NOTEBOOK).is_file() else None
+    if first is None:  # a course of other notebooks (or the learner renamed 00): the first there is
+        first = next((f"notebooks/{p.name}" for p in sorted((root / "notebooks").glob("*.ipynb"))), None)
+    if first is not None:
+        args.append(f"--LabApp.default_url=/lab/tree/{urllib.parse.quote(first)}")
+    return [*args, *extra]
+
+
+@contextlib.contextmanager
+def lab_environment(environ: Mapping[str, str] | None = None) -> Iterator[dict[str, str]]:
+    """``environ`` (default: this process's) with ``LAB_SETTING_DEFAULTS``
+    on ``JUPYTER_CONFIG_PATH`` first, as a ``labconfig`` folder in a
+    temporary folder removed when the block ends."""
+    base = dict(os.environ if environ is None else environ)
+    with tempfile.TemporaryDirectory(prefix="bpe-lab-settings-") as config:
+        labconfig = Path(config) / "labconfig"
+        labconfig.mkdir()
+        (labconfig / "default_setting_overrides.json").write_text(json.dumps(LAB_SETTING_DEFAULTS), encoding="utf-8")
+        paths = [config, *filter(None, [base.get("JUPYTER_CONFIG_PATH")])]
+        yield {**base, "JUPYTER_CONFIG_PATH": os.pathsep.join(paths)}
 
 
 def open_lab(
     folder: str | os.PathLike[str], *, port: int | None = None, browser: bool = True, extra: Sequence[str] = ()
 ) -> int:
-    """Start JupyterLab in ``folder`` on the first notebook; its exit code."""
-    return subprocess.call(lab_command(folder, port=port, browser=browser, extra=extra), cwd=Path(folder).resolve())
+    """Start JupyterLab in ``folder`` on the first notebook, Markdown
+    rendered (``lab_environment``); its exit code."""
+    with lab_environment() as env:
+        command = lab_command(folder, port=port, browser=browser, extra=extra)
+        return subprocess.call(command, cwd=Path(folder).resolve(), env=env)

@@ -171,21 +171,32 @@ def test_lab_command_copies_and_refuses_a_file(tmp_path, capsys):
 
 def test_lab_passes_port_no_browser_and_everything_after_the_dashes_to_jupyterlab(tmp_path, monkeypatch, capsys):
     calls = []
-    monkeypatch.setattr("bpe_lab.course.subprocess.call", lambda args, cwd: calls.append((args, cwd)) or 0)
+
+    def call(args, cwd, env):
+        settings = (
+            Path(env["JUPYTER_CONFIG_PATH"].split(os.pathsep)[0]) / "labconfig" / "default_setting_overrides.json"
+        )
+        calls.append((args, cwd, env["JUPYTER_CONFIG_PATH"], json.loads(settings.read_text(encoding="utf-8"))))
+        return 0
+
+    monkeypatch.setattr("bpe_lab.course.subprocess.call", call)
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", "/etc/mine")
     argv = ["lab", str(tmp_path / "c"), "--port", "9999", "--no-browser", "--", "--ServerApp.token=s", "--debug"]
     assert main(argv) == 0
-    ((args, cwd),) = calls
+    ((args, cwd, config_path, settings),) = calls
     root = (tmp_path / "c").resolve()
     assert cwd == root and args[:4] == [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}"]
     tail = [
         "--ServerApp.port=9999",
         "--no-browser",
+        "--LabApp.default_url=/lab/tree/notebooks/00_why_subwords.ipynb",  # what JupyterLab prints and opens
         "--ServerApp.token=s",
         "--debug",
-        "notebooks/00_why_subwords.ipynb",
     ]
     assert args[-5:] == tail
-    assert lab_command(root)[-1] == "notebooks/00_why_subwords.ipynb" and "--no-browser" not in lab_command(root)
+    assert settings == {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}}}
+    assert config_path.endswith(os.pathsep + "/etc/mine") and not Path(config_path.split(os.pathsep)[0]).exists()
+    assert "--no-browser" not in lab_command(root)
     assert main(["lab", str(tmp_path / "c"), "--no-open", "--", "--debug"]) == 2
     assert "--no-open only copies" in capsys.readouterr().err
     assert main(["encode", "--merges-file", str(tmp_path / "none"), "--", "-x"]) == 2  # its -- is its own
