@@ -188,7 +188,7 @@ def sources_digest(data: bytes) -> str | None:
 def _refuse_link(path: Path) -> None:
     if path.is_symlink():
         raise ValueError(
-            f"{path} is a symbolic link (to {os.readlink(path)}): bpe-lab lab writes the course only into real "
+            f"{path} is a symbolic link (to {os.readlink(path)!r}): bpe-lab lab writes the course only into real "
             "files and folders; remove the link, or give the folder it points to"
         )
 

@@ -445,11 +445,12 @@ def test_a_symbolic_link_in_the_course_folder_is_refused_by_name_before_anything
         folder.mkdir()
         link = folder / where
         link.parent.mkdir(exist_ok=True)
-        pointed = outside if where == "notebooks" else outside / "planted"  # a file that does not exist yet
+        pointed = outside if where == "notebooks" else outside / "planted\x1b[2J"  # not there yet; an escape
         link.symlink_to(pointed, target_is_directory=where == "notebooks")
     assert main(["lab", str(folder), "--no-open"]) == 2
     err = capsys.readouterr().err
-    assert f"{link} is a symbolic link (to {os.readlink(link)}): bpe-lab lab writes the course only into real" in err
+    assert f"{link} is a symbolic link (to {os.readlink(link)!r}): bpe-lab lab writes the course only into real" in err
+    assert "\x1b" not in err  # the link's text, someone else's, reaches the terminal escaped
     assert list(outside.iterdir()) == [] and not (folder / MANIFEST).is_file()
 
 
