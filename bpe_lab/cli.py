@@ -100,6 +100,12 @@ def _lab_report(done: CourseCopy, folder: Path, update: bool) -> str:
         lines.append(f"left deleted, as you deleted them: {_names(done.deleted, folder)}")
     if done.restored:
         lines.append(f"restored, as the course changed them: {_names(done.restored, folder)}")
+    if done.cleared:
+        lines.append(f"updated, your outputs in them gone (run them again): {_names(done.cleared, folder)}")
+    if done.dropped:
+        lines.append(
+            f"warning: dropped from the course record, no files of this course: {', '.join(map(repr, done.dropped))}"
+        )
     if (done.edited or done.unrecorded) and update:
         lines.append("to get the new version of a kept file, rename yours and run bpe-lab lab --update again")
     lines.append(f"start page: {folder / START_PAGE}")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -210,23 +211,64 @@ def running_lab(tmp: Path, notebooks: Path, *, ipython_startup: str = "", nice: 
     command = lab_command(port, token, notebooks)
     if nice:
         command = ["nice", "-n", str(nice), *command]
+    lab = Lab(_start(command, lab_env(tmp, ipython_startup), notebooks, log), f"http://127.0.0.1:{port}", token, log)
+    try:
+        lab.wait()
+        yield lab
+    finally:
+        lab.stop()
+
+
+def _start(command: list[str], env: Mapping[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out:
-        proc = subprocess.Popen(
+        return subprocess.Popen(
             command,
-            env=lab_env(tmp, ipython_startup),
-            cwd=notebooks,
+            env=dict(env),
+            cwd=cwd,
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
             preexec_fn=_die_with_parent if sys.platform == "linux" else None,
         )
-    lab = Lab(proc, f"http://127.0.0.1:{port}", token, log)
-    try:
-        lab.wait()
-        yield lab
-    finally:
-        lab.stop()
+
+
+@contextlib.contextmanager
+def running_course_lab(tmp: Path, folder: Path, timeout: float = 60) -> Iterator[tuple[Lab, str]]:
+    """JupyterLab as ``bpe-lab lab FOLDER --no-browser`` starts it (the
+    command and environment of ``bpe_lab.course``), its state in ``tmp``, on
+    127.0.0.1 with the app exposed to the page; the running lab and the URL
+    it printed for the learner to open. Stopped however the block ends."""
+    from bpe_lab.course import lab_command as course_command
+    from bpe_lab.course import lab_environment
+
+    port = free_port()
+    extra = [
+        "--ip=127.0.0.1",
+        "--ServerApp.port_retries=0",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]
+    log = tmp / "jupyterlab.log"
+    base = {k: v for k, v in lab_env(tmp).items() if k != "JUPYTER_TOKEN"}  # its own token, printed in its URL
+    with lab_environment(base) as env:
+        proc = _start(course_command(folder, port=port, browser=False, extra=extra), env, folder, log)
+        lab = Lab(proc, f"http://127.0.0.1:{port}", "", log)
+        try:
+            deadline = time.monotonic() + timeout
+            printed = None
+            while printed is None:
+                found = re.search(rf"^\s+(http://127\.0\.0\.1:{port}/\S+)$", log.read_text(errors="replace"), re.M)
+                printed = found.group(1) if found else None
+                if printed is None and (proc.poll() is not None or time.monotonic() > deadline):
+                    raise LabError(f"JupyterLab printed no URL within {timeout} s:\n{log.read_text()[-3000:]}")
+                time.sleep(0.3)
+            lab.token = printed.partition("token=")[2]
+            lab.wait()
+            yield lab, printed
+        finally:
+            lab.stop()
 
 
 @contextlib.contextmanager

@@ -104,6 +104,43 @@ def test_numeric_tolerance_and_known_mistakes():
         Numeric("?", 1, why="", tolerance=-1)
 
 
+@pytest.mark.parametrize("typed", ["27/8", "27 / 8", "27\t/\u20098 ", "\uff12\uff17\uff0f\uff18", "6.75/2"])
+def test_numeric_takes_a_typed_fraction(typed):
+    n = Numeric("Ratio?", 3.375, why="27 over 8.")
+    assert n.answer(typed) == "Correct. The answer: 3.375. Why: 27 over 8." and n.correct is True
+
+
+def test_numeric_takes_a_fraction_with_a_unicode_minus_and_judges_it_by_value():
+    n = Numeric("Slope?", -1 / 3, why="down one in three.", tolerance=0.001, mistakes={1 / 3: "The sign."})
+    assert n.answer("\u22121/3") == "Correct. The answer: -0.333333 (within ±0.001). Why: down one in three."
+    assert n.answer("1 / 3") == "Not quite. The sign. Try again." and n.correct is False
+    assert n.answer("-1/-3") == "Not quite. The sign. Try again."
+
+
+@pytest.mark.parametrize(
+    "typed, en, zh",
+    [
+        ("1/0", "“1/0” divides by 0: a fraction's lower number cannot be 0.", "“1/0”除以 0：分数的分母不能是 0。"),
+        (
+            "1/2/3",
+            "“1/2/3” is not a fraction: write one number over another, like 27/8 or 0.5 / 3.",
+            "“1/2/3”不是一个分数：请写成一个数除以另一个数，如 27/8 或 0.5 / 3。",
+        ),
+        (
+            "one/3",
+            "“one/3” is not a fraction: write one number over another, like 27/8 or 0.5 / 3.",
+            "“one/3”不是一个分数：请写成一个数除以另一个数，如 27/8 或 0.5 / 3。",
+        ),
+        ("1//3", "“1//3” is not a fraction: write one number over another, like 27/8 or 0.5 / 3.", None),
+    ],
+)
+def test_a_malformed_fraction_is_named_and_judged_neither_way(typed, en, zh):
+    n = Numeric("Ratio?", 1 / 3, why="one of three.", tolerance=0.001)
+    assert n.answer(typed) == en and n.correct is None
+    if zh is not None:
+        assert Numeric("比例？", 1 / 3, why="三分之一。", tolerance=0.001, lang="zh").answer(typed) == zh
+
+
 def test_static_form_reads_right_without_kernel_or_style_sheet():
     q = quiz()
     bundle = q._repr_mimebundle_()

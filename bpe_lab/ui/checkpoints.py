@@ -69,7 +69,9 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from html import escape
 from typing import Any
 
@@ -79,7 +81,18 @@ from bpe_lab.ui.css import CHECKPOINT_CSS, CSS, FEEDBACK_COLOURS, style
 from bpe_lab.ui.labels import LANGS, labels
 from bpe_lab.ui.tokens import WHITESPACE_MARKS
 
-__all__ = ["Predict", "Quiz", "Numeric", "normalize", "audit_made", "display_order", "rich", "plain", "option_letter"]
+__all__ = [
+    "Predict",
+    "Quiz",
+    "Numeric",
+    "normalize",
+    "typed_number",
+    "audit_made",
+    "display_order",
+    "rich",
+    "plain",
+    "option_letter",
+]
 
 _BOX = "border: 1px solid rgba(128, 128, 128, .5); border-left: 4px solid #0ea5e9; border-radius: 6px; padding: 6px"
 #: The static form's option list: its letters are written in each item's
@@ -191,6 +204,39 @@ def _number(text: str) -> float | None:
         return float(text.replace(",", "").replace("_", "").strip())
     except ValueError:
         return None
+
+
+#: Fraction bars and minus signs a keyboard or an input method may type,
+#: read as ``/`` and ``-`` (NFKC already maps full-width ``／`` and ``－``).
+_TYPED_SIGNS = str.maketrans({"\u2044": "/", "\u2215": "/", "\u00f7": "/", "\u2212": "-", "\u2013": "-"})
+
+
+def typed_number(text: str) -> float | str:
+    """A ``Numeric`` answer as a learner types it: a decimal (``0.25``,
+    ``1,000``, ``1e-3``) or one fraction (``27/8``, ``1 / 3``, ``−1/4``
+    with a Unicode minus, full-width ``１／３``, ``½``, ``0.5/2``), as a
+    float; when it is neither, the ``labels`` key saying why
+    (``not_a_number``, ``not_a_fraction``, ``zero_denominator``).
+
+    Only typed answers are read this way: an option of a ``Quiz`` that
+    reads "1/2" is text, and sorts as text (``display_order``).
+
+    >>> typed_number(" 27 / 8 "), typed_number("−1/4"), typed_number("½")
+    (3.375, -0.25, 0.5)
+    >>> typed_number("1/0"), typed_number("1/2/3"), typed_number("nine")
+    ('zero_denominator', 'not_a_fraction', 'not_a_number')
+    """
+    plain = unicodedata.normalize("NFKC", text).translate(_TYPED_SIGNS).replace(",", "").replace("_", "")
+    if "/" not in plain:
+        number = _number(plain)
+        return "not_a_number" if number is None else number
+    try:
+        over, under = (Fraction(side.strip()) for side in plain.split("/"))
+    except ValueError:  # a side that is not a number, or more than one bar
+        return "not_a_fraction"
+    if under == 0:
+        return "zero_denominator"
+    return float(over / under)
 
 
 def display_order(question: str, options: Sequence[str], shuffle: bool | None = None) -> list[int]:
@@ -621,9 +667,9 @@ class Numeric(_Checkpoint):
         return math.isclose(number, target, abs_tol=self.tolerance + 1e-12)
 
     def _judge(self, value: object, L: Mapping[str, str]) -> tuple[bool | None, str]:
-        number = _number(str(value))
-        if number is None:
-            return None, L["not_a_number"].format(text=value)
+        number = typed_number(str(value))
+        if isinstance(number, str):
+            return None, L[number].format(text=value)
         if self._close(number, self.right):
             return True, f"{L['correct']} {self._solution(L)}"
         note = next((why for wrong, why in self.mistakes.items() if self._close(number, wrong)), "")
