@@ -103,7 +103,8 @@ def test_split_on_the_rewritten_pattern_cuts_as_regex_does(pattern, text):
 
 
 def test_cl100k_as_written_keeps_digit_runs_whole_in_oniguruma():
-    """Why ``onig_pattern`` exists: ``{1,3}+`` is not possessive in Oniguruma's Ruby syntax."""
+    """Why ``onig_pattern`` exists: ``{1,3}+`` is not possessive in Oniguruma's default syntax
+    (ONIG_SYNTAX_ONIGURUMA; its doc/RE: only in its Java and Perl syntaxes)."""
     from tokenizers import Regex, pre_tokenizers
 
     as_written = pre_tokenizers.Split(Regex(PATTERNS["cl100k"]), behavior="isolated")
