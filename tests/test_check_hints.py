@@ -12,7 +12,10 @@ import pytest
 import regex
 
 from bpe_lab.grading import check
+from bpe_lab.grading.authoring.tasks import load_tasks
+from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.check.runner import CheckFailed, finish_first
+from bpe_lab.grading.run.visible import record, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -64,9 +67,9 @@ def test_a_compress_that_gives_a_freed_code_again_is_told_so_not_sent_to_most_fr
         check.check_compress(_compress_reusing_freed_codes)
     assert str(failed.value) == (
         "compress(b'the theme of the thesis'): replacement 3: (32, 1) gets code 0, which already stands for "
-        "(116, 104) (replacement 1); it left the data when a later pair took it in, but the table keeps one pair "
-        "per code, so (116, 104) is lost and decompress cannot restore it: use the smallest byte value that never "
-        "occurred, neither in the data nor as an earlier code (keep a set of the values used)"
+        "(116, 104) (replacement 1): a code that left the data is still in the table, and the table keeps one pair "
+        "per code, so (116, 104) is lost. Use the smallest byte value that never occurred, neither in the data nor "
+        "as an earlier code"
     )
     assert "most_frequent_pair" not in str(failed.value)
 
@@ -97,17 +100,40 @@ def test_a_special_token_added_under_a_new_id_is_told_both_ids_and_how_to_keep_b
     with pytest.raises(CheckFailed) as failed:
         check.check_build_pipeline(_pipeline_without_specials_in_the_vocab)
     why = (
-        "the special token '<|endoftext|>' is one token, but it got the new id 399 instead of bpe_lab's 256: "
-        "add_special_tokens numbers a token missing from the model's vocab anew (from the vocab's size on) and "
-        "keeps the id of a token the vocab holds. Put each special token in the vocab you give models.BPE, with "
-        "bpe_lab's id ('<|endoftext|>': 256), before add_special_tokens"
+        "'<|endoftext|>' is one token but got the new id 399, not bpe_lab's 256: add_special_tokens keeps the id of "
+        "a token the model's vocab holds and numbers one it lacks anew. Put each special token in the vocab you give "
+        "models.BPE with bpe_lab's id ('<|endoftext|>': 256) before add_special_tokens"
     )
     assert str(failed.value) == (
         "build_pipeline(Tokenizer(400 ids, 143 merges, special_tokens=['<|endoftext|>']))"
         ".encode('the end<|endoftext|>The start').ids: expected [257, 101, 32, 262, 100, 256, 379, 279, 300, 114, "
         "116], got [257, 101, 32, 262, 100, 399, 379, 279, 300, 114, 116]: " + why
     )
-    assert failed.value.hint == why  # what the grader's feedback shows
+    assert failed.value.hint == why
+
+
+def test_the_grader_gives_the_same_special_token_hint_in_full():
+    """The grader judges what a kernel's ``pipeline_results`` sent back with
+    the same check (``visible``), and shows a hint up to 300 characters."""
+    pytest.importorskip("tokenizers")
+    solution = nbformat.read(ROOT / "solutions" / "09_production.ipynb", as_version=4)
+    visible = record(solution, load_tasks(solution))["09_production_build_pipeline"]
+    returned = []
+    for source in visible.sources():  # what the kernel runs, on the mistaken answer
+        value = eval(
+            source, {**visible.namespace, "check": check, "build_pipeline": _pipeline_without_specials_in_the_vocab}
+        )  # noqa: S307 - our own calls
+        out: list[str] = []
+        write_plain(value, out, [0])
+        returned.append({"repr": "".join(out), "reached": []})
+    assert verdict(visible, returned) == (
+        "the self-check check.check_build_pipeline failed on case 1: build_pipeline(Tokenizer(400 ids, 143 merges, "
+        "special_tokens=['<|endoftext|>'])).encode('the end<|endoftext|>The start').ids returned a wrong value: "
+        "'<|endoftext|>' is one token but got the new id 399, not bpe_lab's 256: add_special_tokens keeps the id of "
+        "a token the model's vocab holds and numbers one it lacks anew. Put each special token in the vocab you give "
+        "models.BPE with bpe_lab's id ('<|endoftext|>': 256) before add_special_tokens "
+        "(run it in your notebook to see why)"
+    )
 
 
 # ------------------------------------------------ exercise 10, tasks 2 and 3

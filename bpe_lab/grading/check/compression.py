@@ -113,20 +113,20 @@ def _reused_code(data: bytes, got: tuple[Any, Any]) -> str | None:
     packed, rounds = _reusing(data)
     if got != (packed, dict(rounds)):
         return None
-    rule = "use the smallest byte value that never occurred, neither in the data nor as an earlier code"
+    rule = "the smallest byte value that never occurred, neither in the data nor as an earlier code"
     for k, (code, pair) in enumerate(rounds, start=1):
         earlier = next((j for j, (c, _) in enumerate(rounds[: k - 1], start=1) if c == code), None)
         if earlier is not None:
             old = rounds[earlier - 1][1]
             return (
-                f"replacement {k}: {pair} gets code {code}, which already stands for {old} (replacement {earlier}); "
-                f"it left the data when a later pair took it in, but the table keeps one pair per code, so {old} "
-                f"is lost and decompress cannot restore it: {rule} (keep a set of the values used)"
+                f"replacement {k}: {pair} gets code {code}, which already stands for {old} (replacement {earlier}): "
+                f"a code that left the data is still in the table, and the table keeps one pair per code, so {old} "
+                f"is lost. Use {rule}"
             )
         if code in data:
             return (
                 f"replacement {k}: {pair} gets code {code}, a byte value that occurs in the data you were given "
-                f"(a replacement took its last occurrence out): {rule}"
+                f"(a replacement took its last occurrence out): use {rule}"
             )
     return None
 

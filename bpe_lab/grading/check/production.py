@@ -105,11 +105,9 @@ def _renumbered(got: list[int], expected: list[int], tokenizer: Tokenizer) -> st
         return None
     e, g = min(wrong)
     return (
-        f"the special token {names[e]!r} is one token, but it got the new id {g} instead of bpe_lab's {e}: "
-        "add_special_tokens numbers a token missing from the model's vocab anew (from the vocab's size on) and "
-        f"keeps the id of a token the vocab holds. Put each special token in the vocab you give models.BPE, with "
-        f"bpe_lab's id ({names[e]!r}: {e}), "
-        "before add_special_tokens"
+        f"{names[e]!r} is one token but got the new id {g}, not bpe_lab's {e}: add_special_tokens keeps the id of a "
+        "token the model's vocab holds and numbers one it lacks anew. Put each special token in the vocab you give "
+        f"models.BPE with bpe_lab's id ({names[e]!r}: {e}) before add_special_tokens"
     )
 
 
