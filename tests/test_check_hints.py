@@ -243,3 +243,29 @@ def test_finish_first_passes_when_the_names_are_there_and_refuses_bad_arguments(
         finish_first(0, "mine")
     with pytest.raises(TypeError, match="name the variables"):
         finish_first(1)
+
+
+# ------------------------------------------------ the capstone's prompt states what its cells compute
+
+
+def test_the_capstone_prompt_quotes_the_ratios_and_the_fraction_its_table_gives():
+    """Issue 34 item 8: the written answer's prompt said "about twice" and "a
+    hundredth"; its figures are now computed under the table (GPT-2's bytes
+    per token, recomputed here with bpe_lab's GPT-2) and quoted as printed."""
+    from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
+    from bpe_lab.grading.check.capstone import split_five_languages
+
+    gpt2 = gpt2_tokenizer()
+    per_token = {}
+    for lang, text in split_five_languages()[1].items():
+        per_token[lang] = len(text.encode("utf-8")) / len(gpt2.encode_ordinary(text))
+    ratios = {lang: round(per_token["en"] / b, 2) for lang, b in per_token.items() if lang != "en"}
+    assert ratios == {"zh": 2.74, "de": 1.65, "fr": 1.6, "es": 1.69}
+    assert round(len(gpt2.merges) / 255) == 196  # the capstone trains 512 ids: 255 merges
+    notebook = nbformat.read(ROOT / "solutions" / "10_capstone.ipynb", as_version=4)
+    table = next(c for c in notebook.cells if c.cell_type == "code" and "per_token" in c.source)
+    printed = "".join(o.get("text", "") for o in table.outputs)
+    assert f"GPT-2's English over each other language: {ratios}" in printed and "1/196" in printed
+    prompt = next(c.source for c in notebook.cells if c.source.startswith("## Written answer: why the two columns"))
+    assert "1.6 to 1.7 times" in prompt and "2.7 times" in prompt and "1/196 of GPT-2's merges" in prompt
+    assert "twice" not in prompt and "hundredth" not in prompt
