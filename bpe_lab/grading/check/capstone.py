@@ -250,13 +250,14 @@ def _train_hint(
         )
     want, chosen = expected[1][at], merges[at]
     counts = _pair_counts(text, specials, pattern, expected[1][:at])
-    if isinstance(chosen, tuple) and counts.get(chosen) == counts[want]:
+    wanted = counts.get(want, 0)
+    if isinstance(chosen, tuple) and counts.get(chosen) == wanted:
         return (
-            f": both occur {counts[want]} times at this point, and a tie goes to the lexicographically greater pair "
+            f": both occur {wanted} times at this point, and a tie goes to the lexicographically greater pair "
             f"of bytes ({short(want, 60)} > {short(chosen, 60)}: compare the pairs of bytes, as max does)"
         )
     return (
-        f": at this point {short(want, 60)} occurs {counts[want]} times, {short(chosen, 60)} "
+        f": at this point {short(want, 60)} occurs {wanted} times, {short(chosen, 60)} "
         f"{counts.get(chosen, 0) if isinstance(chosen, tuple) else 0}: count each pre-token's pairs times its count, "
         "and merge the most frequent pair everywhere"
     )

@@ -24,6 +24,11 @@ rest, the same way for every check:
   "expected X, got Y" plus a hint that recognises the mistake;
 - ``rng`` is seeded, so a check prints the same thing on every run (the
   solution notebooks are tested with their outputs compared).
+- ``NotWritten`` names the part of a learner's class that is not written
+  yet (``MyTokenizer.save``), for ``call``'s message; ``finish_first`` is
+  what a cell after an exercise's tasks calls before it uses a name a task's
+  cells make, so an unfinished task reads "finish task N first", not a
+  ``NameError``.
 
 >>> run_cases("double", lambda x: 2 * x, [(2,), (3,)], compare(lambda x: x + x))
 ✔ double agrees with bpe_lab on 2 cases
