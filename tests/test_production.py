@@ -125,6 +125,17 @@ def test_each_template_mistake_has_its_hint(mistake, hint):
         check.check_pair_processor(mistake)
 
 
+def test_notebook_09_leaves_the_pair_template_to_the_exercise():
+    """Issue 34 item 11: notebook 09 showed task 2's answer (a pair template
+    with ``$B:1`` and ``sep:1``) in a cell; it now shows a single template
+    and only describes ``$B`` and ``:1``, as the other chapters take a
+    smaller step than their exercise."""
+    notebook = nbformat.read(ROOT / "notebooks" / "09_from_bpe_lab_to_production.ipynb", as_version=4)
+    code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    assert not any("$B" in source or "pair=" in source for source in code)
+    assert any('TemplateProcessing(single="$A <|eot|>"' in source for source in code)
+
+
 def test_template_reference_by_hand():
     assert template_reference(["[CLS]", "[SEP]", "[PAD]"], "a b", "c") == (
         ["[CLS]", "a", "b"],

@@ -103,7 +103,8 @@ def test_split_on_the_rewritten_pattern_cuts_as_regex_does(pattern, text):
 
 
 def test_cl100k_as_written_keeps_digit_runs_whole_in_oniguruma():
-    """Why ``onig_pattern`` exists: ``{1,3}+`` is not possessive in Oniguruma's Ruby syntax."""
+    """Why ``onig_pattern`` exists: ``{1,3}+`` is not possessive in Oniguruma's default syntax
+    (ONIG_SYNTAX_ONIGURUMA; its doc/RE: only in its Java and Perl syntaxes)."""
     from tokenizers import Regex, pre_tokenizers
 
     as_written = pre_tokenizers.Split(Regex(PATTERNS["cl100k"]), behavior="isolated")
@@ -131,3 +132,19 @@ def test_hf_merges_reads_bytes_back():
     hf = hf_tokenizer(tok)
     assert hf_merges(hf) == merges
     assert hf.encode("é\n\n").ids == tok.encode("é\n\n") == [257, 256]
+
+
+def test_notebook_09_names_oniguruma_syntaxes_as_its_doc_re_does():
+    """Issue 34 item 6: the notebook called Oniguruma's default syntax Ruby's
+    and {n,m}+ possessive only in Java's. Oniguruma's doc/RE (v6.9.10): the
+    default syntax is ONIG_SYNTAX_ONIGURUMA, and {n,m}+, {n,}+, {n}+ are
+    possessive in ONIG_SYNTAX_JAVA and ONIG_SYNTAX_PERL only."""
+    import nbformat
+
+    notebook = nbformat.read(
+        Path(__file__).resolve().parents[1] / "notebooks" / "09_from_bpe_lab_to_production.ipynb", as_version=4
+    )
+    text = "\n".join(cell.source for cell in notebook.cells)
+    assert "Ruby" not in text and "only in its Java syntax" not in text
+    assert "`ONIG_SYNTAX_ONIGURUMA`" in text and "only in its Java and Perl syntaxes" in text
+    assert "https://github.com/kkos/oniguruma/blob/v6.9.10/doc/RE" in text

@@ -14,7 +14,7 @@ text:
   (``byte_map``), the special tokens as added tokens with bpe_lab's ids, and a
   ``decoders.ByteLevel``;
 - ``onig_pattern``: a pattern as the Oniguruma engine of ``tokenizers`` reads
-  it the way the ``regex`` module does. Oniguruma's default (Ruby) syntax
+  it the way the ``regex`` module does. Oniguruma's default syntax (``ONIG_SYNTAX_ONIGURUMA``)
   takes ``?+``, ``*+`` and ``++`` as possessive, but ``{1,3}+`` as ``{1,3}``
   repeated: cl100k's ``\\p{N}{1,3}+`` would keep any run of digits whole.
   Where nothing follows the bounded repeat in its branch (cl100k, o200k and
@@ -43,7 +43,7 @@ from bpe_lab.bytelevel.tokenizer import Tokenizer
 
 __all__ = ["onig_pattern", "hf_tokenizer", "tiktoken_encoding", "hf_train", "hf_merges"]
 
-#: ``{n,m}+``: possessive in the ``regex`` module, a repeated repeat in Oniguruma's Ruby syntax.
+#: ``{n,m}+``: possessive in the ``regex`` module, a repeated repeat in Oniguruma's default syntax.
 _POSSESSIVE_BOUNDED = regex.compile(r"(\{\d+(?:,\d*)?\})\+")
 
 

@@ -67,7 +67,7 @@ from bpe_lab.grading.check.production import (
     templated,
     word_tokenizer,
 )
-from bpe_lab.grading.check.runner import CheckFailed
+from bpe_lab.grading.check.runner import CheckFailed, finish_first
 from bpe_lab.grading.check.scale import (
     MeteredText,
     check_count_chunk,
@@ -94,6 +94,7 @@ from bpe_lab.grading.check.wild import check_never_emitted, check_pretokenize_di
 
 __all__ = [
     "CheckFailed",
+    "finish_first",
     "HiddenCases",
     "Mistake",
     "TEXTBOOK_CORPUS",

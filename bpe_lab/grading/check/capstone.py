@@ -47,14 +47,17 @@ from __future__ import annotations
 import functools
 import random
 import tempfile
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 from bpe_lab.core.corpora import DATA_DIR
 from bpe_lab.core.patterns import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 from bpe_lab.core.pretokenize import GPT2_PATTERN, split_special
-from bpe_lab.grading.check.runner import call, compare, fail, passed, results, rng, run_cases, short
+from bpe_lab.grading.check.runner import NotWritten, call, compare, fail, passed, results, rng, run_cases, short
 
 if TYPE_CHECKING:
     from bpe_lab.bytelevel.tokenizer import Tokenizer
@@ -89,7 +92,7 @@ CAPSTONE_PATTERNS: dict[str, str] = {
 
 
 def _pattern_name(pattern: str) -> str:
-    return next((name for name, regex in CAPSTONE_PATTERNS.items() if regex == pattern), "your pattern")
+    return next((name for name, known in CAPSTONE_PATTERNS.items() if known == pattern), "your pattern")
 
 
 def _five_languages() -> str:
@@ -204,43 +207,100 @@ _TRAIN_CASES: list[tuple[str, int, list[str], str]] = [
 ]
 
 
-def _train_hint(
-    expected: tuple[Vocab, Merges], got: Any, text: str, size: int, specials: list[str], pattern: str
-) -> str:
+def _train_verdict(got: Any, text: str, size: int, specials: list[str], pattern: str) -> str | None:
+    """None when ``got`` is ``trained``'s answer; else the first merge that
+    differs (or the first wrong id) and what the difference suggests."""
+    expected = trained(text, size, specials, pattern)
+    if got == expected:
+        return None
     if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict) and isinstance(got[1], list)):
-        return ": return a tuple (vocab, merges): a dict id -> bytes and a list of pairs of bytes"
+        return f"return a tuple (vocab, merges): a dict id -> bytes and a list of pairs of bytes, got {short(got, 80)}"
     vocab, merges = got
     if merges == expected[1]:
         wrong = next((f"id {i}" for i, token in sorted(expected[0].items()) if vocab.get(i) != token), "extra ids")
         return (
-            f": the merges are right, the vocabulary is not ({wrong}): ids 0-255 are the bytes, then the special "
+            f"the merges are right, the vocabulary is not ({wrong}): ids 0-255 are the bytes, then the special "
             "tokens in the order given, then one id per merge, in merge order"
         )
+    at = next((i for i, (a, b) in enumerate(zip(merges, expected[1])) if a != b), None)
+    if at is None:
+        head = f"expected {len(expected[1])} merges, got {len(merges)}"
+    else:
+        head = f"merge {at + 1}: expected {short(expected[1][at], 60)}, got {short(merges[at], 60)}"
+    return head + _train_hint(expected, merges, at, text, size, specials, pattern)
+
+
+def _train_hint(
+    expected: tuple[Vocab, Merges],
+    merges: list[Any],
+    at: int | None,
+    text: str,
+    size: int,
+    specials: list[str],
+    pattern: str,
+) -> str:
     if merges and pattern != GPT2_PATTERN and merges == trained(text, size, specials, GPT2_PATTERN)[1][: len(merges)]:
         return ": these are GPT-2's pattern's merges: cut with the pattern you are given, regex.findall(pattern, ...)"
     if merges and specials and merges == trained(text, size, [], pattern)[1][: len(merges)]:
         return ": these merges count the special tokens' text: cut them out first, and count only the text between"
-    if len(merges) != len(expected[1]):
+    if at is None:
         return (
-            f": {len(merges)} merges where {len(expected[1])} were expected: vocab_size counts the 256 bytes and "
-            "the special tokens too; stop early only when no pair is left"
+            f": vocab_size counts the 256 bytes and the special tokens too ({size} - 256 - {len(specials)} = "
+            f"{size - 256 - len(specials)} merges at most); stop early only when no pair is left"
+        )
+    want, chosen = expected[1][at], merges[at]
+    counts = _pair_counts(text, specials, pattern, expected[1][:at])
+    wanted = counts.get(want, 0)
+    if isinstance(chosen, tuple) and counts.get(chosen) == wanted:
+        return (
+            f": both occur {wanted} times at this point, and a tie goes to the lexicographically greater pair "
+            f"of bytes ({short(want, 60)} > {short(chosen, 60)}: compare the pairs of bytes, as max does)"
         )
     return (
-        ": count each pre-token's pairs times its count, merge the most frequent pair everywhere, and break a tie "
-        "for the lexicographically greater pair of bytes"
+        f": at this point {short(want, 60)} occurs {wanted} times, {short(chosen, 60)} "
+        f"{counts.get(chosen, 0) if isinstance(chosen, tuple) else 0}: count each pre-token's pairs times its count, "
+        "and merge the most frequent pair everywhere"
     )
+
+
+def _pair_counts(text: str, specials: list[str], pattern: str, merges: Merges) -> dict[tuple[bytes, bytes], int]:
+    """The pair counts of ``text`` (special tokens cut out, cut with
+    ``pattern``) once ``merges`` are made: what the next round chooses from."""
+    words: dict[tuple[bytes, ...], int] = {}
+    for part, special in split_special(text, specials):
+        for piece in [] if special else regex.findall(pattern, part):
+            word = tuple(bytes([b]) for b in piece.encode("utf-8"))
+            words[word] = words.get(word, 0) + 1
+    for pair in merges:
+        joined: dict[tuple[bytes, ...], int] = {}
+        for word, count in words.items():
+            out: list[bytes] = []
+            i = 0
+            while i < len(word):
+                if word[i : i + 2] == pair:
+                    out.append(pair[0] + pair[1])
+                    i += 2
+                else:
+                    out.append(word[i])
+                    i += 1
+            joined[tuple(out)] = joined.get(tuple(out), 0) + count
+        words = joined
+    counts: dict[tuple[bytes, bytes], int] = {}
+    for word, count in words.items():
+        for two in zip(word, word[1:]):
+            counts[two] = counts.get(two, 0) + count
+    return counts
 
 
 def check_train_with_pattern(fn: Callable[..., tuple[Vocab, Merges]]) -> None:
     """``fn(text, vocab_size, special_tokens, pattern) -> (vocab, merges)``
     equal to ``train_bytelevel`` with ``pattern``: merges and ids exactly."""
     cases = [(training_text(), 400, [EOT], CL100K_PATTERN), *_TRAIN_CASES]
-    verdict = compare(trained, _train_hint, expected_shown=lambda e: f"{len(e[1])} merges, {short(e[1][:4], 80)}")
     run_cases(
         "train",
         fn,
         cases,
-        verdict,
+        _train_verdict,
         shown=lambda text, size, specials, pattern: f"{short(text, 40)}, {size}, {specials}, {_pattern_name(pattern)}",
         exercise="train_with_pattern",
     )
@@ -357,17 +417,39 @@ def my_tokenizer_results(
         raise ValueError(
             f"a tokenizer's spec is 'gpt2' or (vocab, merges, special_tokens, pattern), got {short(spec, 80)}"
         )
-    mine = cls(*made)
-    encoded = [_method(mine, "encode")(text) for text in texts]
-    decoded = [_method(mine, "decode")(these) for these in ids]
-    return encoded, decoded, reloaded(mine, saved)
+    try:
+        mine = cls(*made)
+        encoded = [_method(mine, "encode")(text) for text in texts]
+        decoded = [_method(mine, "decode")(these) for these in ids]
+        return encoded, decoded, reloaded(mine, saved)
+    except NotWritten:
+        raise
+    except NotImplementedError as err:
+        raise NotWritten(_unwritten(cls, err)) from None
+
+
+#: The methods the task asks for.
+_METHODS = ("encode", "decode", "save", "load")
+
+
+def _unwritten(cls: Any, err: NotImplementedError) -> str:
+    """What raised ``err``: the innermost frame of the learner's code (not
+    bpe_lab's), named ``MyTokenizer.save`` for one of the class's methods
+    (the class alone for ``__init__``), by its own name for a function of
+    theirs that a method called (``split_specials``)."""
+    name = getattr(cls, "__name__", "MyTokenizer")
+    package = str(Path(__file__).parents[2])
+    theirs = [frame.name for frame in traceback.extract_tb(err.__traceback__) if not frame.filename.startswith(package)]
+    if not theirs or theirs[-1] == "__init__":
+        return name
+    return f"{name}.{theirs[-1]}" if theirs[-1] in _METHODS else theirs[-1]
 
 
 def _method(mine: Any, name: str) -> Callable[..., Any]:
     """``mine``'s method ``name``; NotImplementedError naming it when it has none."""
     found: Callable[..., Any] | None = getattr(mine, name, None)
     if not callable(found):
-        raise NotImplementedError(f"MyTokenizer has no method {name}")
+        raise NotWritten(f"{type(mine).__name__}.{name}")
     return found
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from bpe_lab.grading.check.runner import compare, rng, run_cases, short
 from bpe_lab.variants.compression import Compressed, compress, decompress
@@ -75,6 +76,11 @@ def _compress_verdict(got: object, data: bytes) -> str | None:
     if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[1], dict)):
         return f"return a tuple (packed_bytes, table_dict), got {short(got)}"
     packed, table = got
+    if packed == ref.data and list(table.items()) == list(ref.table.items()):
+        return None
+    reused = _reused_code(data, got)
+    if reused:
+        return reused
     hint = _table_hint(ref, list(table.items()))
     if hint:
         return hint
@@ -83,6 +89,45 @@ def _compress_verdict(got: object, data: bytes) -> str | None:
             f"the table is right but the data is {short(packed)}, expected {ref.data!r}: "
             "replace every non-overlapping occurrence, left to right (bytes.replace does this)"
         )
+    return None
+
+
+def _reusing(data: bytes) -> tuple[bytes, list[tuple[int, tuple[int, int]]]]:
+    """The classic mistake: each round's code is the smallest byte value
+    missing from the data *as it is now*, so a code (or byte) that a round
+    took out of the data is given again; its table entries in order, one
+    per round (a dict keeps only the last pair of a code given twice)."""
+    rounds: list[tuple[int, tuple[int, int]]] = []
+    while True:
+        step = compress(data, max_rounds=1)  # a fresh call sees only the data as it is now
+        if not step.rounds:
+            return data, rounds
+        data = step.data
+        rounds.append(next(iter(step.table.items())))
+
+
+def _reused_code(data: bytes, got: tuple[Any, Any]) -> str | None:
+    """The message for a ``compress`` that gives a freed byte value again
+    (``_reusing``), naming the round and what the value stood for; None
+    for any other answer."""
+    packed, rounds = _reusing(data)
+    if got != (packed, dict(rounds)):
+        return None
+    rule = "the smallest byte value that never occurred, neither in the data nor as an earlier code"
+    for k, (code, pair) in enumerate(rounds, start=1):
+        earlier = next((j for j, (c, _) in enumerate(rounds[: k - 1], start=1) if c == code), None)
+        if earlier is not None:
+            old = rounds[earlier - 1][1]
+            return (
+                f"replacement {k}: {pair} gets code {code}, which already stands for {old} (replacement {earlier}): "
+                f"a code that left the data is still in the table, and the table keeps one pair per code, so {old} "
+                f"is lost. Use {rule}"
+            )
+        if code in data:
+            return (
+                f"replacement {k}: {pair} gets code {code}, a byte value that occurs in the data you were given "
+                f"(a replacement took its last occurrence out): use {rule}"
+            )
     return None
 
 

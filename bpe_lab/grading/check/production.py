@@ -81,6 +81,9 @@ def _first_difference(got: list[int], expected: list[int], tokenizer: Tokenizer)
     at = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), min(len(got), len(expected)))
     specials = set(tokenizer.special_ids.values())
     if expected[at : at + 1] and expected[at] in specials:
+        renumbered = _renumbered(got, expected, tokenizer)
+        if renumbered:
+            return renumbered
         return "a special token is cut into ordinary tokens: add the special tokens to the pipeline"
     if got[:1] and expected[:1] and at == 0 and len(got) > len(expected):
         return "more ids than bpe_lab from the first one on: is a space added before the text (add_prefix_space)?"
@@ -89,6 +92,23 @@ def _first_difference(got: list[int], expected: list[int], tokenizer: Tokenizer)
     if at < len(expected) and len(tokenizer.vocab[expected[at]]) == 1 and at < len(got):
         return "a single byte gets another id: write the vocabulary's keys in GPT-2's printable characters"
     return "the merges are replayed differently: are they in bpe_lab's order, in printable characters?"
+
+
+def _renumbered(got: list[int], expected: list[int], tokenizer: Tokenizer) -> str | None:
+    """What to say when the only wrong ids are special tokens' and each is
+    one id (the token was added, under another id); None otherwise."""
+    if len(got) != len(expected):
+        return None
+    names = {i: token for token, i in tokenizer.special_ids.items()}
+    wrong = {(e, g) for e, g in zip(expected, got) if e != g}
+    if not all(e in names for e, _ in wrong):
+        return None
+    e, g = min(wrong)
+    return (
+        f"{names[e]!r} is one token but got the new id {g}, not bpe_lab's {e}: add_special_tokens keeps the id of a "
+        "token the model's vocab holds and numbers one it lacks anew. Put each special token in the vocab you give "
+        f"models.BPE with bpe_lab's id ({names[e]!r}: {e}) before add_special_tokens"
+    )
 
 
 def _pipeline_tokenizers(generator: random.Random) -> list[Tokenizer]:

@@ -24,6 +24,11 @@ rest, the same way for every check:
   "expected X, got Y" plus a hint that recognises the mistake;
 - ``rng`` is seeded, so a check prints the same thing on every run (the
   solution notebooks are tested with their outputs compared).
+- ``NotWritten`` names the part of a learner's class that is not written
+  yet (``MyTokenizer.save``), for ``call``'s message; ``finish_first`` is
+  what a cell after an exercise's tasks calls before it uses a name a task's
+  cells make, so an unfinished task reads "finish task N first", not a
+  ``NameError``.
 
 >>> run_cases("double", lambda x: 2 * x, [(2,), (3,)], compare(lambda x: x + x))
 ✔ double agrees with bpe_lab on 2 cases
@@ -36,6 +41,7 @@ bpe_lab.grading.check.runner.CheckFailed: double(3): expected 6, got 9
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn
 
@@ -50,6 +56,8 @@ __all__ = [
     "Why",
     "hint_of",
     "not_written",
+    "NotWritten",
+    "finish_first",
     "Verdict",
     "short",
     "call",
@@ -113,8 +121,8 @@ def call(fn: Callable[..., Any], name: str, *args: Any, exercise: str | None = N
                     called = list(reached)
     except Delegated:
         called = called or ["bpe_lab"]
-    except NotImplementedError:
-        raise CheckFailed(not_written(name)) from None
+    except NotImplementedError as err:
+        raise CheckFailed(not_written(err.name if isinstance(err, NotWritten) else name)) from None
     except CheckFailed:
         raise
     except Exception as err:
@@ -168,12 +176,56 @@ def hint_of(message: str) -> str:
     return "" if "expected" in tail else tail
 
 
+class NotWritten(NotImplementedError):
+    """A ``NotImplementedError`` that names the part not written yet (a
+    method of the learner's class), for ``call``'s message.
+
+    >>> call(lambda: (_ for _ in ()).throw(NotWritten("Shape.area")), "Shape")
+    Traceback (most recent call last):
+    ...
+    bpe_lab.grading.check.runner.CheckFailed: Shape.area is not written yet (it raises NotImplementedError): \
+write its body in its cell, run that cell, then run this one again
+    """
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"NotWritten: name the part not written yet, got {name!r}")
+        super().__init__(name)
+        self.name = name
+
+
 def not_written(name: str) -> str:
     """What a check says of a function that still raises ``NotImplementedError``."""
     return (
         f"{name} is not written yet (it raises NotImplementedError): write its body in its cell, "
         "run that cell, then run this one again"
     )
+
+
+def finish_first(task: int, *names: str, namespace: Mapping[str, Any] | None = None) -> None:
+    """Raise ``CheckFailed`` saying to finish task ``task`` first when one of
+    ``names`` is not defined yet in ``namespace`` (default: the calling
+    cell's globals, the notebook's): a cell after an exercise's tasks calls
+    it before it uses what the task's cells make, so a learner who has not
+    finished that task reads why instead of a ``NameError``.
+
+    >>> finish_first(2, "vocab", "merges", namespace={"vocab": {}})
+    Traceback (most recent call last):
+    ...
+    bpe_lab.grading.check.runner.CheckFailed: finish task 2 first: merges is made by its cells, ...
+    """
+    if not isinstance(task, int) or isinstance(task, bool) or task < 1:
+        raise TypeError(f"finish_first: task is a task's number (1, 2, ...), got {task!r}")
+    if not names or not all(isinstance(name, str) and name.isidentifier() for name in names):
+        raise TypeError(f"finish_first: name the variables the task's cells make, got {names!r}")
+    found = sys._getframe(1).f_globals if namespace is None else namespace
+    missing = [name for name in names if name not in found]
+    if missing:
+        said = " and ".join(missing)
+        raise CheckFailed(
+            f"finish task {task} first: {said} {'is' if len(missing) == 1 else 'are'} made by its cells, and not "
+            f"defined yet. Write task {task}'s answer, run its cells and the ones below it, then run this cell again"
+        )
 
 
 def fail(case: str, message: str) -> NoReturn:
