@@ -1,6 +1,6 @@
 """The depth sections of notebooks 05 and 06 (issue 34): merges recovered
 from ranks alone, new rows for a new token, a pipeline retrained, and the
-"your turn" of each chapter (parts_below_rank, word_spans)."""
+"your turn" steps (parts_below_rank, mean_rows, word_spans)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from bpe_lab.bytelevel.new_rows import add_rows
 from bpe_lab.bytelevel.rank_split import parts_below_rank
 from bpe_lab.core.corpora import parallel_sentences
 from bpe_lab.grading.check import CheckFailed
-from bpe_lab.grading.check.depth import RANK_CASES, check_parts_below_rank, check_word_spans
+from bpe_lab.grading.check.depth import RANK_CASES, check_mean_rows, check_parts_below_rank, check_word_spans
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,6 +121,26 @@ def test_a_mean_row_never_takes_more_than_its_share():
     probs = np.exp(logits - logits.max(axis=1, keepdims=True))
     probs /= probs.sum(axis=1, keepdims=True)
     assert probs[:, -1].max() <= 1 / 8
+
+
+def mean_rows_model(matrix, count):
+    return np.vstack([matrix] + [matrix.mean(axis=0)] * count)
+
+
+def test_check_mean_rows_passes_a_model_answer_and_names_mistakes(capsys):
+    check_mean_rows(mean_rows_model)
+    assert capsys.readouterr().out == "✔ mean_rows agrees with bpe_lab on 5 cases\n"
+    cases = [
+        (lambda m, c: np.vstack([m] + [np.zeros(m.shape[1])] * c), "the new rows are zeros"),
+        (lambda m, c: np.vstack([m] + [np.full(m.shape[1], m.mean())] * c), "matrix.mean(axis=0)"),
+        (lambda m, c: np.tile(m.mean(axis=0), (c, 1)), "keep the old rows"),
+        (lambda m, c: m, "2 old rows and 1 new make 3"),
+        (lambda m, c: "rows", "return a matrix"),
+    ]
+    for fn, fragment in cases:
+        with pytest.raises(CheckFailed) as failure:
+            check_mean_rows(fn)
+        assert fragment in str(failure.value), str(failure.value)
 
 
 @pytest.mark.parametrize(
@@ -234,7 +254,12 @@ def _code_cells(path: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize(
-    ("chapter", "name", "model"), [("05", "parts_below_rank", parts_model), ("06", "word_spans", word_spans_model)]
+    ("chapter", "name", "model"),
+    [
+        ("05", "parts_below_rank", parts_model),
+        ("05", "mean_rows", mean_rows_model),
+        ("06", "word_spans", word_spans_model),
+    ],
 )
 def test_the_depth_your_turn_says_not_yet_and_passes_a_model_answer(chapter, name, model, capsys):
     """As ``test_your_turn`` audits chapters 01-04 and 07: the committed cell
@@ -249,7 +274,7 @@ def test_the_depth_your_turn_says_not_yet_and_passes_a_model_answer(chapter, nam
     stub = re.search(rf"^def {name}\(.*?raise NotImplementedError\(\)[^\n]*\n", source, re.S | re.M)
     assert stub is not None
     answer = inspect.getsource(model).replace(f"def {model.__name__}(", f"def {name}(")
-    exec(compile(source.replace(stub.group(0), answer), str(notebook), "exec"), {"Mapping": Mapping})
+    exec(compile(source.replace(stub.group(0), answer), str(notebook), "exec"), {"Mapping": Mapping, "np": np})
     assert capsys.readouterr().out.startswith(f"✔ {name} agrees with bpe_lab on")
     (solution,) = ROOT.glob(f"solutions/{chapter}_*.ipynb")
     tasks = {f for c in _code_cells(solution) for f in re.findall(r"^def (\w+)\(", "".join(c["source"]), re.M)}

@@ -1,6 +1,7 @@
 """Self-checks of the notebooks' depth sections (issue 34): the "your turn"
 of notebook 05's section on recovering merges from ranks, and of notebook
-06's section on what a fast tokenizer keeps track of.
+06's section on what a fast tokenizer keeps track of, and of notebook 05's
+section on a new special token in a trained model.
 
 ``check_parts_below_rank``: a learner's ``parts_below_rank(token, ranks)``
 against ``bytelevel.rank_split.parts_below_rank`` on hand-worked tables
@@ -11,6 +12,9 @@ rank must not be used) and on GPT-2's ranks.
 offsets)`` against ``tokenizers``' own ``Encoding.word_to_chars``, on
 GPT-2's tokenizer built in ``tokenizers`` (``bytelevel.hf_pipeline``), for
 pairs and single sentences, one with a special token (no word) among them.
+
+``check_mean_rows``: a learner's ``mean_rows(matrix, count)`` against
+``bytelevel.new_rows.add_rows`` on small matrices worked by hand.
 """
 
 from __future__ import annotations
@@ -21,10 +25,19 @@ from typing import Any
 
 from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, gpt2_tokenizer, load_tiktoken_ranks
 from bpe_lab.bytelevel.hf_pipeline import hf_tokenizer
+from bpe_lab.bytelevel.new_rows import add_rows
 from bpe_lab.bytelevel.rank_split import parts_below_rank
 from bpe_lab.grading.check.runner import compare, rng, run_cases, short
 
-__all__ = ["RANK_CASES", "check_parts_below_rank", "SPAN_TEXTS", "spans_of", "check_word_spans"]
+__all__ = [
+    "RANK_CASES",
+    "check_parts_below_rank",
+    "SPAN_TEXTS",
+    "spans_of",
+    "check_word_spans",
+    "ROW_CASES",
+    "check_mean_rows",
+]
 
 _ABC = {b"a": 0, b"b": 1, b"c": 2}
 #: Worked by hand: (token, ranks) -> parts. bc ranks below ab, so abc is a + bc;
@@ -121,3 +134,55 @@ def _span_hint(expected: Spans, got: object, sequence_ids: list[Any], word_ids: 
         return f": the keys should be {sorted(expected)}"
     wrong = next(key for key in sorted(expected) if got[key] != expected[key])
     return f": word {wrong} should span {expected[wrong]}: the first token's start to the last token's end"
+
+
+#: ``(matrix, count)``: rows and columns of different means, one row, no new row, several.
+ROW_CASES: list[tuple[list[list[float]], int]] = [
+    ([[1.0, 0.0], [3.0, 2.0]], 1),
+    ([[1.0, 0.0, 2.0], [3.0, 2.0, 0.0], [2.0, 1.0, 1.0], [2.0, 5.0, 1.0]], 2),
+    ([[0.5, -1.5, 4.0]], 3),
+    ([[1.0, 2.0], [3.0, 6.0]], 0),
+    ([[-2.0, 0.0, 7.0, 1.0], [4.0, 2.0, -1.0, 3.0], [1.0, 1.0, 0.0, 2.0]], 2),
+]
+
+
+def check_mean_rows(fn: Callable[[Any, int], Any]) -> None:
+    """``fn(matrix, count) -> matrix``: ``count`` rows appended, each the mean
+    of the existing rows (``add_rows``); compared as lists of floats."""
+    import numpy as np
+
+    cases = [(np.array(matrix), count) for matrix, count in ROW_CASES]
+
+    def reference(matrix: Any, count: int) -> list[list[float]]:
+        return [[float(x) for x in row] for row in add_rows(matrix, count).tolist()]
+
+    def same(got: Any, expected: list[list[float]]) -> bool:
+        try:
+            rows = np.asarray(got, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        return rows.shape == (len(expected), len(expected[0])) and bool(np.allclose(rows, expected))
+
+    def shown(matrix: Any, count: int) -> str:
+        return f"{matrix.tolist()}, {count}"
+
+    run_cases("mean_rows", fn, cases, compare(reference, _rows_hint, same=same), shown=shown)
+
+
+def _rows_hint(expected: list[list[float]], got: object, matrix: Any, count: int) -> str:
+    import numpy as np
+
+    try:
+        rows = np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return ": return a matrix (a NumPy array) of numbers"
+    old = len(expected) - count
+    if rows.ndim != 2 or rows.shape[1:] != (len(expected[0]),):
+        return f": keep the width: every row has {len(expected[0])} numbers"
+    if len(rows) == count:
+        return ": keep the old rows and append the new ones below them (np.vstack)"
+    if len(rows) != len(expected):
+        return f": {old} old rows and {count} new make {len(expected)}"
+    if count and np.allclose(rows[old:], 0):
+        return ": the new rows are zeros; take the mean of the old rows (matrix.mean(axis=0))"
+    return ": each new row is the mean over the rows, matrix.mean(axis=0), one number per column"
