@@ -20,7 +20,15 @@ from bpe_lab.bytelevel.new_rows import add_rows
 from bpe_lab.bytelevel.rank_split import parts_below_rank
 from bpe_lab.core.corpora import parallel_sentences
 from bpe_lab.grading.check import CheckFailed
-from bpe_lab.grading.check.depth import RANK_CASES, check_mean_rows, check_parts_below_rank, check_word_spans
+from bpe_lab.grading.check.depth import (
+    RANK_CASES,
+    SPAN_TEXTS,
+    check_mean_rows,
+    check_parts_below_rank,
+    check_word_spans,
+    span_encodings,
+    spans_of,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -223,6 +231,12 @@ def word_spans_model(sequence_ids, word_ids, offsets):
         first, last = spans.get((sentence, word), (start, end))
         spans[(sentence, word)] = (min(first, start), max(last, end))
     return spans
+
+
+def test_a_special_token_in_the_text_is_a_word_of_its_own():
+    (encoding,) = [e for texts, e in zip(SPAN_TEXTS, span_encodings()) if texts == ("Hello world<|endoftext|>",)]
+    assert encoding.tokens == ["Hello", "Ġworld", "<|endoftext|>"] and encoding.word_ids == [0, 1, 2]
+    assert spans_of(encoding) == {(0, 0): (0, 5), (0, 1): (5, 11), (0, 2): (11, 24)}
 
 
 def test_check_word_spans_passes_a_model_answer_and_names_mistakes(capsys):

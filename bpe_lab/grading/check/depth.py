@@ -96,7 +96,8 @@ Spans = dict[tuple[int, int], tuple[int, int]]
 
 
 @lru_cache(maxsize=1)
-def _encodings() -> list[Any]:
+def span_encodings() -> list[Any]:
+    """``SPAN_TEXTS`` encoded by GPT-2's tokenizer built in ``tokenizers`` (made once)."""
     hf = hf_tokenizer(gpt2_tokenizer())
     return [hf.encode(*texts) for texts in SPAN_TEXTS]
 
@@ -111,8 +112,8 @@ def spans_of(encoding: Any) -> Spans:
 def check_word_spans(fn: Callable[[list[Any], list[Any], list[tuple[int, int]]], Spans]) -> None:
     """``fn(sequence_ids, word_ids, offsets) -> {(sentence, word): (start, end)}``:
     each word's characters, the union of its tokens' offsets."""
-    cases = [(list(e.sequence_ids), list(e.word_ids), list(e.offsets)) for e in _encodings()]
-    references = {repr(case): spans_of(e) for case, e in zip(cases, _encodings())}
+    cases = [(list(e.sequence_ids), list(e.word_ids), list(e.offsets)) for e in span_encodings()]
+    references = {repr(case): spans_of(e) for case, e in zip(cases, span_encodings())}
 
     def reference(sequence_ids: list[Any], word_ids: list[Any], offsets: list[tuple[int, int]]) -> Spans:
         return references[repr((sequence_ids, word_ids, offsets))]
