@@ -85,7 +85,7 @@ from bpe_lab.grading.authoring.tasks import Task, nbgrader
 from bpe_lab.grading.check.guard import Delegated
 from bpe_lab.grading.check.hidden import MAX_REPR, NotPlain, same, write_plain
 from bpe_lab.grading.check.instruments import TracedWords
-from bpe_lab.grading.check.runner import CheckFailed
+from bpe_lab.grading.check.runner import CheckFailed, NotWritten
 from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.parsing import parse
 
@@ -361,6 +361,9 @@ def _value(result: Any) -> Any:
             return _Opaque("not plain data")
     if "error" in result:
         error = str(result["error"])
+        unwritten = re.match(r"^NotWritten: ([\w.]{1,100})$", error)
+        if unwritten:  # the check names the method not written yet (MyTokenizer.save)
+            raise NotWritten(unwritten.group(1))
         if error.startswith("NotImplementedError"):
             raise NotImplementedError()
         delegated = re.match(r"^Delegated: (\S+) is not available", error)
