@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from grading_support import needs_bwrap
@@ -36,6 +37,24 @@ for _ in range(3000):
     except RuntimeError:  # can't start new thread: the pids cgroup said no
         break
 time.sleep(10)
+"""
+
+
+#: A grader of one kernel that sleeps, saying where its groups are.
+GRADER = """
+import asyncio, pathlib, sys
+from bpe_lab.grading.run import cgroups, jail
+from bpe_lab.grading.run.sandbox import Cell, Limits, run_cells
+from bpe_lab.grading.run.stubs import package_dir
+make = cgroups.make
+def told(memory, tasks):
+    group = make(memory, tasks)
+    print(*group.folders, flush=True)
+    return group
+cgroups.make = told
+run = pathlib.Path(sys.argv[1])
+confinement = jail.confine(run, run / "work", package_dir(), sandbox=True, tmp_mb=32)
+asyncio.run(run_cells([Cell("import time\\ntime.sleep(120)")], run / "work", Limits(cell_timeout=150), confinement))
 """
 
 
@@ -99,6 +118,36 @@ def test_a_kernel_runs_in_its_own_memory_and_pids_cgroups_removed_after_it(tmp_p
     assert max(seen) == [3] * len(group.folders), seen
     assert all(not folder.exists() for folder in group.folders)
     assert asked == [((400 + 32 + 16) << 20, 129)]
+
+
+@needs_bwrap
+@needs_cgroups
+def test_a_kernels_groups_are_removed_when_its_grader_is_killed(tmp_path):
+    """SIGKILL leaves the grader no last word: the kernel dies with it
+    (bubblewrap's --die-with-parent), and the process ``launch`` left
+    outside the groups removes them."""
+    run = tmp_path / "run"
+    (run / "work").mkdir(parents=True)
+    grader = subprocess.Popen([sys.executable, "-c", GRADER, str(run)], stdout=subprocess.PIPE, text=True)
+    folders = []
+    try:
+        folders = [Path(folder) for folder in grader.stdout.readline().split()]
+        assert folders, "the grader made no group"
+        deadline = time.monotonic() + 60
+        while len((folders[0] / "cgroup.procs").read_text().split()) < 3:  # bubblewrap's two and the kernel
+            assert time.monotonic() < deadline, "the kernel never started"
+            time.sleep(0.1)
+    finally:
+        grader.kill()
+        grader.wait()
+        grader.stdout.close()
+    deadline = time.monotonic() + 15
+    while any(folder.exists() for folder in folders) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [folder for folder in folders if folder.exists()]
+    if left:
+        cgroups.Cgroup(tuple(left), 1).remove()
+    assert left == []
 
 
 @needs_cgroups

@@ -37,7 +37,7 @@ def _call(number, *args):
 #: x86_64 numbers, called through ctypes as a submission would (the libc wrappers may not exist)
 CALLS = {
     "io_uring_setup": "_call(425, 8, ctypes.create_string_buffer(120))",
-    "userfaultfd": "_call(323, 0)",
+    "userfaultfd": "_call(323, 1)",  # UFFD_USER_MODE_ONLY: allowed to any user where the kernel has it
     "keyctl": "_call(250, 0, -3, 0)",  # KEYCTL_GET_KEYRING_ID of the session keyring
     "memfd_secret": "_call(447, 0)",
     "landlock_create_ruleset": "_call(444, 0, 0, 1)",  # LANDLOCK_CREATE_RULESET_VERSION
