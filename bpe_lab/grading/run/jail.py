@@ -74,8 +74,9 @@ unless the instructor asked to go without (``sandbox=False``,
 ``--no-sandbox``); then ``Confinement.note`` says so and every report
 carries it. Before its first kernel, ``confine`` starts one for real
 (``launch --trial``: the same command, binds, limits and filters, that
-imports zmq from the allowed site-packages and exits), so a sandbox that cannot run a kernel refuses up
-front with bubblewrap's own error, not with every notebook scored 0.
+imports zmq from the allowed site-packages and exits), so a sandbox that
+cannot run a kernel refuses up front with bubblewrap's own error, not
+with every notebook scored 0.
 """
 
 from __future__ import annotations
@@ -341,7 +342,7 @@ def confine(
 
 #: What a trial has said, by the walls it tried (the command without the folders of one run).
 _TRIALS: dict[tuple[object, ...], str] = {}
-LAUNCH = Path(__file__).resolve().parent / "launch.py"
+_LAUNCH = Path(__file__).resolve().parent / "launch.py"
 
 
 def _tried(key: tuple[object, ...], confinement: Confinement, workdir: Path) -> str:
@@ -357,7 +358,7 @@ def _tried(key: tuple[object, ...], confinement: Confinement, workdir: Path) -> 
             "LANG": "C.UTF-8",
             "MALLOC_ARENA_MAX": "2",
         }
-        command = [str(python()), str(LAUNCH), "--trial", str(2048 << 20), str(64 << 20)]
+        command = [str(python()), str(_LAUNCH), "--trial", str(2048 << 20), str(64 << 20)]
         try:
             trial = subprocess.run(command, env=env, cwd=workdir, capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as err:

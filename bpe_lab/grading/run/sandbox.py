@@ -356,11 +356,12 @@ class _Kernel:
     def _too_much_received(self) -> str:
         """Why the grader will read no more of this submission's messages,
         or why its cgroup's out-of-memory killer stopped it ("": neither)."""
-        if self.cgroup is not None and self.cgroup.oom_kills():
-            memory = self.limits.memory_mb + self.confinement.scratch_mb
+        if self.cgroup is not None and self.cgroup.oom_kills():  # the Linux kernel saw it first
+            held = self.limits.memory_mb + self.confinement.scratch_mb
             return (
-                f"it used more than the {memory} MB of memory its memory cgroup holds "
-                "(its processes, its files in memory and the kernel memory they took)"
+                f"it used {held} MB of memory in all its processes together, more than the "
+                f"{self.limits.memory_mb} MB a submission may use (its memory cgroup, which also holds its "
+                f"/tmp and /dev/shm, is {held} MB)"
             )
         if self.relay is not None and (full := self.relay.why_stopped()):
             return full
