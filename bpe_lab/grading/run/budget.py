@@ -41,7 +41,7 @@ where there is no cgroup: a submission can go over budget for at most
 ``POLL`` seconds (each process still within its own rlimits) before it is
 stopped.
 
-Processes and their memory, threads and CPU times are read with psutil.
+Processes, their resident memory and their threads are read with psutil.
 """
 
 from __future__ import annotations

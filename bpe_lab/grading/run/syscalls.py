@@ -16,9 +16,9 @@ process's resident memory showed.
 
 The filter is compiled by libseccomp (``pyseccomp``, ctypes over the
 system's ``libseccomp.so.2``), once per grader, into BPF programs that
-``launch`` hands to bubblewrap (``bwrap --add-seccomp-fd FD``): bubblewrap loads them
-with ``no_new_privs`` as the last step before it runs the kernel, so every
-process in the sandbox has it, and it cannot be lifted. Where libseccomp
+``launch`` hands to bubblewrap (``bwrap --add-seccomp-fd FD``), which
+loads them with ``no_new_privs`` as the last step before it runs the
+kernel: every process in the sandbox has them, and none can lift them. Where libseccomp
 is missing, ``unavailable`` says so and ``jail`` refuses to grade.
 
 How ``ALLOWED`` was found: every solution and every released exercise
@@ -28,8 +28,9 @@ numpy, regex, matplotlib, the package), plus the calls of the same family
 a different libc, Python or load may use instead (``statx`` beside
 ``newfstatat``, ``ppoll`` beside ``poll``, ``clone`` beside ``clone3``,
 ``wait4`` and ``kill`` for ``subprocess``, ``memfd_create`` whose memory
-the budget counts). Nothing that changes the machine, other processes,
-namespaces, mounts, keys or the kernel's own configuration is on it.
+the budget counts). Nothing that reaches past its own processes and
+folders is on it: no mount, namespace, key, trace, BPF program, module,
+or setting of the Linux kernel.
 """
 
 from __future__ import annotations
