@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from grading_support import needs_bwrap
 
-from bpe_lab.grading.run import cgroups, jail
+from bpe_lab.grading.run import budget, cgroups, jail
 from bpe_lab.grading.run.budget import Budget
 from bpe_lab.grading.run.sandbox import Cell, Limits, run_cells
 from bpe_lab.grading.run.stubs import package_dir
@@ -43,7 +43,7 @@ time.sleep(10)
 #: A grader of one kernel that sleeps, saying where its groups are.
 GRADER = """
 import asyncio, pathlib, sys
-from bpe_lab.grading.run import cgroups, jail
+from bpe_lab.grading.run import budget, cgroups, jail
 from bpe_lab.grading.run.sandbox import Cell, Limits, run_cells
 from bpe_lab.grading.run.stubs import package_dir
 make = cgroups.make
@@ -192,3 +192,28 @@ def test_a_group_holds_the_limits_it_was_made_with(tmp_path):
     finally:
         group.remove()
     assert all(not folder.exists() for folder in group.folders)
+
+
+HOGS = """
+import subprocess, sys, time
+hog = "import time; b = b'x' * (200 << 20); time.sleep(30)"
+hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(4)]
+time.sleep(20)
+"""
+
+
+@needs_bwrap
+@needs_cgroups
+def test_memory_the_watcher_does_not_see_is_stopped_by_the_memory_cgroup(tmp_path, monkeypatch):
+    """Memory the budget's watcher cannot see (here: a watcher blinded on
+    purpose, as it is to queued socket buffers or between two looks) is
+    still bounded: 800 MB in four processes against a group of 448 MB (400
+    MB and its /tmp's 32 and /dev/shm's 16) is killed by the Linux kernel,
+    and the submission is told in the budget's words."""
+    monkeypatch.setattr(budget, "over", lambda used, limit: "")
+    outcomes = _run(tmp_path, [Cell(HOGS)], Limits(cell_timeout=60, memory_mb=400))
+    assert outcomes[0].status == "dead", outcomes[0]
+    assert outcomes[0].error == (
+        "stopped: it used 448 MB of memory in all its processes together, more than the 400 MB a submission may "
+        "use (its memory cgroup, which also holds its /tmp and /dev/shm, is 448 MB)"
+    ), outcomes[0]
