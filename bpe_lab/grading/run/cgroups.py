@@ -17,7 +17,8 @@ cgroup (so whatever limits the grader limits the kernels too):
   ``memory.memsw.limit_in_bytes`` and ``memory.kmem.limit_in_bytes`` where
   the Linux kernel still has them, and ``pids.max``;
 - cgroup v2 (``/sys/fs/cgroup`` is cgroup2, with ``memory`` and ``pids``
-  delegated to the grader's cgroup's children): ``memory.max``,
+  in the ``cgroup.subtree_control`` of the grader's cgroup, as in the root
+  of a container's own cgroup namespace): ``memory.max``,
   ``memory.swap.max`` 0 and ``pids.max``.
 
 The kernel's first process (``launch``) moves itself in before it starts
