@@ -3,7 +3,9 @@
 Issue 30's attacks 2 and 3: inside a graded kernel io_uring, userfaultfd,
 keyctl, memfd_secret and landlock all succeeded (and the sandbox's user is
 root outside); 64 unix socket pairs with raised buffers queued more than a
-gigabyte that no process's resident memory showed. One kernel in the
+gigabyte that no process's resident memory showed. Sockets of the
+families a kernel never needs (AF_ALG, the kernel's crypto API; AF_VSOCK)
+are refused too. One kernel in the
 sandbox, started once, tries each as a cell of its own and reports what it
 got as data (errno names); each test reads one report.
 """
@@ -41,6 +43,8 @@ CALLS = {
     "keyctl": "_call(250, 0, -3, 0)",  # KEYCTL_GET_KEYRING_ID of the session keyring
     "memfd_secret": "_call(447, 0)",
     "landlock_create_ruleset": "_call(444, 0, 0, 1)",  # LANDLOCK_CREATE_RULESET_VERSION
+    "socket(AF_ALG)": "_call(41, 38, 5, 0)",  # the kernel's crypto API, SOCK_SEQPACKET
+    "socket(AF_VSOCK)": "_call(41, 40, 1, 0)",
 }
 
 ATTACKS = {
@@ -70,7 +74,7 @@ ATTACKS = {
     ),
     "threads_and_processes": (  # what the allow-list must let through: a thread, a subprocess, a pipe
         "import subprocess, threading\n"
-        "seen = []\n"
+        "seen = [socket.socket(family).close() or family.name for family in (socket.AF_INET, socket.AF_INET6)]\n"
         "thread = threading.Thread(target=lambda: seen.append(1))\n"
         "thread.start()\n"
         "thread.join()\n"
@@ -118,7 +122,7 @@ def test_a_kernel_holds_at_most_256_open_files(attacked):
 
 
 def test_threads_and_subprocesses_still_work(attacked):
-    assert attacked["threads_and_processes"] == [[1], "hi\n"]
+    assert attacked["threads_and_processes"] == [["AF_INET", "AF_INET6", 1], "hi\n"]
 
 
 def test_the_filters_refuse_everything_off_the_list_and_kill_other_architectures():
@@ -130,6 +134,7 @@ def test_the_filters_refuse_everything_off_the_list_and_kill_other_architectures
     assert len(options) < len(allow_list)
     for name in CALLS:
         assert name not in syscalls.ALLOWED
+    assert 38 not in syscalls.SOCKET_FAMILIES and 40 not in syscalls.SOCKET_FAMILIES
 
 
 def test_without_libseccomp_grading_refuses_and_says_what_to_install(monkeypatch, tmp_path):

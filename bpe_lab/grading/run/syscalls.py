@@ -9,10 +9,11 @@ So the kernel's processes may make only the calls listed in ``ALLOWED``;
 any other is refused with ``EPERM`` (``clone3`` with ``ENOSYS``, so that
 glibc falls back to ``clone``, as Docker's default profile does), and a
 call made in another architecture's convention (``int 0x80``, x32) kills
-the process. Setting a socket's buffer sizes (``SO_SNDBUF``, ``SO_RCVBUF``
-and their ``FORCE`` forms) is refused too: 64 unix socket pairs with raised
-buffers queued more than a gigabyte of the machine's memory that no
-process's resident memory showed.
+the process. Sockets are of four families only (``SOCKET_FAMILIES``), and
+setting a socket's buffer sizes (``SO_SNDBUF``, ``SO_RCVBUF`` and their
+``FORCE`` forms) is refused: 64 unix socket pairs with raised buffers
+queued more than a gigabyte of the machine's memory that no process's
+resident memory showed.
 
 The filter is compiled by libseccomp (``pyseccomp``, ctypes over the
 system's ``libseccomp.so.2``), once per grader, into BPF programs that
@@ -40,7 +41,7 @@ import functools
 import tempfile
 from typing import Any
 
-__all__ = ["ALLOWED", "REFUSED_SOCKET_OPTIONS", "unavailable", "program"]
+__all__ = ["ALLOWED", "SOCKET_FAMILIES", "REFUSED_SOCKET_OPTIONS", "unavailable", "program"]
 
 #: Every system call a kernel may make (x86_64 names; a name the machine's
 #: architecture does not have is skipped).
@@ -86,6 +87,11 @@ ALLOWED = (
 #: Calls refused with ENOSYS rather than EPERM: their callers fall back to an older call on the list.
 FALLBACK = ("clone3",)
 
+#: The socket families a kernel may open: unix sockets (zmq's to the
+#: grader, socketpair), IP ones (which find no network in the sandbox) and
+#: netlink (glibc asks it which addresses there are); never AF_PACKET,
+#: AF_ALG, AF_VSOCK, ... (the Linux kernel's code for each is attack surface).
+SOCKET_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
 _SOL_SOCKET = 1
 _INT = 0xFFFFFFFF
 #: ``SOL_SOCKET`` options a kernel may not set: a socket's send and receive
@@ -139,7 +145,12 @@ def _compiled() -> tuple[bytes, ...]:
         rules.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)  # another architecture's convention
         rules.set_attr(seccomp.Attr.CTL_NNP, 1)
     for name in ALLOWED:
-        if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:  # else not a call of this architecture
+        if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) < 0:  # not a call of this architecture
+            continue
+        if name in ("socket", "socketpair"):  # of the families it needs only: the arguments are ints
+            for family in SOCKET_FAMILIES:
+                allowed.add_rule(seccomp.ALLOW, name, seccomp.Arg(0, seccomp.MASKED_EQ, _INT, family))
+        else:
             allowed.add_rule(seccomp.ALLOW, name)
     for name in FALLBACK:
         if seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0:
