@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -106,3 +107,30 @@ def test_a_kernel_stopped_by_its_watcher_while_it_starts_is_told_why(tmp_path, m
     assert outcomes[0].error == (
         "the kernel could not run this notebook: stopped: it is over budget at its first look"
     ), outcomes
+
+
+def test_threads_count_as_tasks_and_a_process_of_50_threads_is_over_a_budget_of_8_processes(tmp_path):
+    """Issue 30's attack 4: 3,012 threads were one process. Counted as
+    tasks (4 per process allowed), one process of 50 threads is over a
+    budget of 8 processes (32 tasks), and one process is not."""
+    ready = tmp_path / "ready"
+    code = (
+        "import pathlib, sys, threading\n"
+        "hold = threading.Event()\n"
+        "for _ in range(49):\n"
+        "    threading.Thread(target=hold.wait, daemon=True).start()\n"
+        "pathlib.Path(sys.argv[1]).touch()\n"
+        "hold.wait(60)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code, str(ready)])
+    try:
+        _settled(process, str(ready))
+        budget = Budget(memory_mb=4096, processes=8, disk_mb=1, files=20)
+        used, pids = usage(process.pid, tmp_path / "empty", budget)
+        assert (used.processes, used.tasks, list(pids)) == (1, 50, [process.pid]), used
+        assert over(used, budget) == (
+            "it ran 50 threads at once in all its processes together, more than the 32 a submission may run"
+        )
+    finally:
+        process.kill()
+        process.wait()

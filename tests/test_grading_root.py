@@ -31,7 +31,7 @@ from packaging.requirements import Requirement
 
 from bpe_lab.grading.run import jail
 from bpe_lab.grading.run.distributions import allowed, closure, imported_by
-from bpe_lab.grading.run.sandbox import KEPT_ENV, RESULT_MIME, Cell, Limits, run_cells
+from bpe_lab.grading.run.sandbox import KEPT_ENV, ONE_THREAD, RESULT_MIME, Cell, Limits, run_cells
 from bpe_lab.grading.run.stubs import package_dir
 
 pytestmark = needs_bwrap
@@ -239,7 +239,7 @@ def test_the_kernel_sees_none_of_the_graders_environment(attacked):
     env = attacked[0]["environment"]
     assert "BPE_LAB_SALT" not in env and "INSTRUCTOR_TOKEN" not in env
     assert SALT not in json.dumps(env)
-    ours = {"PATH", "HOME", "IPYTHONDIR", "MPLCONFIGDIR", "PYTHONPATH", "BPE_LAB_RUN", "PWD", *KEPT_ENV}
+    ours = {"PATH", "HOME", "IPYTHONDIR", "MPLCONFIGDIR", "PYTHONPATH", "BPE_LAB_RUN", "PWD", *KEPT_ENV, *ONE_THREAD}
     ipykernel = {
         "PAGER",
         "GIT_PAGER",

@@ -12,7 +12,12 @@ every ``POLL`` seconds and stops it the moment it is over budget:
   share count twice, so the sum is an upper bound and errs against the
   submission, never for it), and the memory it holds as files no folder
   shows (memfds, deleted files kept open: ``held``);
-- **processes**: how many there are at once;
+- **processes**: how many there are at once, and **tasks**: how many
+  threads they run together (a task each, as the Linux kernel counts
+  them: 3,012 threads of one process were one process, and about 30,000
+  leave the machine unable to start another). A kernel at rest is 13 to 21
+  tasks (ipykernel's and zmq's threads, bubblewrap's two processes), so the
+  tasks allowed are ``TASKS_PER_PROCESS`` times the processes;
 - **disk**: the bytes in its own folder (blocks allocated, so a sparse file
   counts what it really takes) and in the sandbox's own ``/tmp`` and
   ``/dev/shm`` (memory, each also bounded by its size), and how many
@@ -24,12 +29,19 @@ the pid namespace's first process, itself a descendant. Without the
 sandbox an orphan is adopted by the machine's init and escapes the count
 (``reaper`` still kills it at the end): one more reason the report says so.
 
-Why not cgroups, which the Linux kernel enforces exactly? They need root
-or a delegated systemd scope, which an instructor's laptop or a
-Gradescope container may not give; ``RLIMIT_NPROC`` does not apply to
-root. Polling works everywhere, and its cost is the overshoot of one
-interval: a submission can go over budget for at most ``POLL`` seconds
-(each process still within its own rlimits) before it is stopped.
+Where the grader may make cgroups (root, or a delegated cgroup v2),
+each kernel also runs in a memory and a pids cgroup of its own
+(``cgroups``), which the Linux kernel enforces at every allocation and
+every new task, and which count what this watcher cannot see (socket
+buffers, kernel memory). They need root or delegation, which an
+instructor's laptop or a Gradescope container may not give, and
+``RLIMIT_NPROC`` counts a whole user's processes (and not root's): so
+polling stays, everywhere, and its cost is the overshoot of one interval
+where there is no cgroup: a submission can go over budget for at most
+``POLL`` seconds (each process still within its own rlimits) before it is
+stopped.
+
+Processes, their resident memory and their threads are read with psutil.
 """
 
 from __future__ import annotations
@@ -42,11 +54,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["POLL", "Budget", "Usage", "descendants", "usage", "over", "held", "kill_tree", "remove_new", "watch"]
+import psutil
+
+__all__ = [
+    "POLL",
+    "TASKS_PER_PROCESS",
+    "Budget",
+    "Usage",
+    "tree",
+    "descendants",
+    "usage",
+    "over",
+    "held",
+    "kill_tree",
+    "remove_new",
+    "watch",
+]
 
 #: Seconds between two looks at a running submission.
 POLL = 0.2
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+#: Tasks (threads of all its processes together) a submission may run per process it may run.
+TASKS_PER_PROCESS = 4
 
 
 @dataclass(frozen=True)
@@ -58,6 +86,11 @@ class Budget:
     disk_mb: int = 256
     files: int = 10_000
 
+    @property
+    def tasks(self) -> int:
+        """The threads all its processes may run together."""
+        return TASKS_PER_PROCESS * self.processes
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -67,34 +100,33 @@ class Usage:
     processes: int = 0
     disk: int = 0  # bytes allocated in its folder
     files: int = 0
+    tasks: int = 0  # threads of all its processes
 
 
-def _stat(pid: str) -> tuple[int, int] | None:
-    """(parent pid, resident bytes) of one process, None if it is gone."""
+def tree(root: int) -> list[psutil.Process]:
+    """``root`` and every process below it (none if ``root`` is gone)."""
     try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text.rpartition(")")[2].split()  # after the command name, which may hold spaces
-    return int(fields[1]), int(fields[21]) * _PAGE  # ppid, rss (fields 4 and 24 of proc(5))
+        top = psutil.Process(root)
+        return [top, *top.children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _looked(processes: list[psutil.Process]) -> dict[int, tuple[int, int]]:
+    """pid -> (resident bytes, threads) of each process still there."""
+    found = {}
+    for process in processes:
+        try:
+            with process.oneshot():
+                found[process.pid] = (process.memory_info().rss, process.num_threads())
+        except psutil.Error:  # gone meanwhile, or a zombie
+            continue
+    return found
 
 
 def descendants(root: int) -> dict[int, int]:
     """``root`` and every process below it: pid -> resident bytes."""
-    parents: dict[int, list[int]] = {}
-    rss: dict[int, int] = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit() and (found := _stat(entry.name)) is not None:
-            parents.setdefault(found[0], []).append(int(entry.name))
-            rss[int(entry.name)] = found[1]
-    tree: dict[int, int] = {}
-    todo = [root] if root in rss else []
-    while todo:
-        pid = todo.pop()
-        if pid not in tree:
-            tree[pid] = rss[pid]
-            todo.extend(parents.get(pid, []))
-    return tree
+    return {pid: rss for pid, (rss, _) in _looked(tree(root)).items()}
 
 
 def _disk(folder: Path, most_files: int, one_device: bool = False) -> tuple[int, int]:
@@ -162,7 +194,7 @@ def _device(path: str) -> int | None:
         return None
 
 
-def _own_mounts(tree: dict[int, int], most_files: int) -> tuple[int, int]:
+def _own_mounts(pids: list[int], most_files: int) -> tuple[int, int]:
     """Bytes and files in the sandbox's own ``/tmp`` and ``/dev/shm`` (memory,
     seen through ``/proc/PID/root`` of a process in its mount namespace;
     nothing without a sandbox, where they are the machine's).
@@ -178,7 +210,7 @@ def _own_mounts(tree: dict[int, int], most_files: int) -> tuple[int, int]:
     except OSError:
         return 0, 0
     machine = [_device(folder) for folder in _SCRATCH]
-    for pid in tree:
+    for pid in pids:
         try:
             if os.stat(f"/proc/{pid}/ns/mnt").st_ino == ours:
                 continue
@@ -196,11 +228,13 @@ def usage(root: int, folder: Path, budget: Budget) -> tuple[Usage, dict[int, int
     """What the processes under ``root`` use now (their memory with what
     they ``held``), and the files in ``folder`` and in their own ``/tmp``
     and ``/dev/shm``."""
-    tree = descendants(root)
+    looked = _looked(tree(root))
     disk, files = _disk(folder, budget.files)
-    more_disk, more_files = _own_mounts(tree, budget.files)
-    memory = sum(tree.values()) + held(list(tree))
-    return Usage(memory, len(tree), disk + more_disk, files + more_files), tree
+    more_disk, more_files = _own_mounts(list(looked), budget.files)
+    memory = sum(rss for rss, _ in looked.values()) + held(list(looked))
+    tasks = sum(threads for _, threads in looked.values())
+    used = Usage(memory, len(looked), disk + more_disk, files + more_files, tasks)
+    return used, {pid: rss for pid, (rss, _) in looked.items()}
 
 
 def over(used: Usage, budget: Budget) -> str:
@@ -212,6 +246,11 @@ def over(used: Usage, budget: Budget) -> str:
         )
     if used.processes > budget.processes:
         return f"it ran {used.processes} processes at once, more than the {budget.processes} a submission may run"
+    if used.tasks > budget.tasks:
+        return (
+            f"it ran {used.tasks} threads at once in all its processes together, "
+            f"more than the {budget.tasks} a submission may run"
+        )
     if used.disk > budget.disk_mb << 20:
         return f"it wrote {used.disk >> 20} MB of files, more than the {budget.disk_mb} MB a submission may write"
     if used.files > budget.files:
@@ -247,10 +286,10 @@ async def watch(
     is over budget (or ``also()`` gives a reason), kill its processes and
     call ``stop(reason)`` once."""
     while True:
-        used, tree = await asyncio.to_thread(usage, root, folder, budget)
+        used, pids = await asyncio.to_thread(usage, root, folder, budget)
         reason = over(used, budget) or also()
         if reason:
-            kill_tree([root, *(pid for pid in tree if pid != root)])
+            kill_tree([root, *(pid for pid in pids if pid != root)])
             stop(reason)
             return
         await asyncio.sleep(POLL)

@@ -1,11 +1,41 @@
 """The walls around a submission's kernel: bubblewrap, from an allow-list.
 
-What this adds over ``sandbox`` (limits, a folder of its own, restarts):
-walls. The kernel runs as (``command`` prints the one built here)::
+The threat model. A submission is code from someone who gains by a false
+score, by reading what they must not (the answers, the course's salt, a
+classmate's notebook) or by harming the grading (the grader, classmates'
+kernels, the machine). The grader runs as root on CI, Docker and
+Gradescope. Its kernel may touch exactly this, and nothing else:
+
+- **files**: read the system (``/usr``, the loader's files of ``/etc``), the
+  interpreter's ``bin/`` and ``lib/``, the allowed distributions of
+  site-packages and the ``bpe_lab`` it is given, all read-only; write only
+  its own run folder, and a ``/tmp`` and ``/dev/shm`` of a fixed size in
+  memory. Nothing else of the machine is there to name.
+- **system calls**: those on ``syscalls.ALLOWED`` (what CPython, ipykernel,
+  zmq, numpy, regex and the package's threads make), under ``no_new_privs``;
+  any other is refused (``EPERM``), raising a socket's buffers is refused,
+  and another architecture's calls kill the process. It is uid 65534 with
+  every capability set empty, in namespaces of its own (user, pid, mount,
+  network with no interface but ``lo``, IPC, UTS), unable to make another.
+- **memory of every kind**: each process's address space (``RLIMIT_AS``);
+  all its processes' resident memory, shared memory and memfds together
+  (``budget``); its ``/tmp`` and ``/dev/shm`` by their size; and, where
+  the grader may make one, a memory cgroup of its own that also charges
+  page cache, tmpfs and kernel memory (``cgroups``).
+- **tasks**: processes and threads counted by the budget, at most
+  ``budget.TASKS_PER_PROCESS`` threads per process it may run, and a pids
+  cgroup where there can be one; at most 256 open files (``launch``).
+- **time**: a limit per cell and per notebook (``sandbox``).
+- **the grader**: only Jupyter messages through a relay of bounded memory
+  (``relay``), on unix sockets in its folder.
+
+What comes back is data, judged in the grader. The kernel runs as
+(``command`` prints the one built here)::
 
     bwrap --unshare-all --unshare-user --uid 65534 --gid 65534   # nobody, in namespaces of its own
           --cap-drop ALL --disable-userns                        # no capability, no namespace of its own
           --die-with-parent --new-session
+          --add-seccomp-fd FD ...                                # the allow-list of system calls (launch)
           --ro-bind /usr /usr --symlink usr/lib /lib ...         # the system, read-only
           --ro-bind /etc/ld.so.cache /etc/ld.so.cache ...        # of /etc only what the loader reads
           --proc /proc --dev /dev
@@ -33,15 +63,26 @@ own to write; they are the only ones.
 one of the second run, or a task's own view): whatever folder is given is
 mounted where ``bpe_lab`` is imported from.
 
-Where bubblewrap is missing or cannot make a user namespace, ``confine``
-refuses (``SandboxUnavailable``, saying why and what to do) unless the
-instructor asked to go without (``sandbox=False``, ``--no-sandbox``); then
-``Confinement.note`` says so and every report carries it.
+The interpreter's prefixes are normalised (``python``: its folder without
+``..`` or linked folders): started as ``../venv/bin/python``, the same
+folder under two names was bound twice and bubblewrap failed.
+
+Where bubblewrap is missing or cannot make a user namespace, or no seccomp
+filter can be made (libseccomp or pyseccomp missing: ``syscalls``),
+``confine`` refuses (``SandboxUnavailable``, saying why and what to do)
+unless the instructor asked to go without (``sandbox=False``,
+``--no-sandbox``); then ``Confinement.note`` says so and every report
+carries it. Before its first kernel, ``confine`` starts one for real
+(``launch --trial``: the same command, binds, limits and filters, that
+imports zmq from the allowed site-packages and exits), so a sandbox that
+cannot run a kernel refuses up front with bubblewrap's own error, not
+with every notebook scored 0.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -49,6 +90,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpe_lab.grading.run import syscalls
 from bpe_lab.grading.run.distributions import allowed, site_dirs
 
 __all__ = [
@@ -59,6 +101,7 @@ __all__ = [
     "UID",
     "WALLS",
     "bwrap",
+    "python",
     "why_not",
     "repository",
     "confine",
@@ -108,13 +151,17 @@ class SandboxUnavailable(OSError):
 class Confinement:
     """How one run's kernels are shut in: the ``bwrap`` command that comes
     before the kernel's own (empty: none), the folder for its unix sockets,
-    the package copy to import instead of ``bpe_lab`` (or None), and a note
-    for the report when there is no sandbox."""
+    the package copy to import instead of ``bpe_lab`` (or None), a note
+    for the report when there is no sandbox, the seccomp filters (BPF
+    programs, in hex: ``syscalls.program``) ``launch`` hands to bubblewrap,
+    and the megabytes of memory its ``/tmp`` and ``/dev/shm`` may hold."""
 
     command: tuple[str, ...] = ()
     ipc_dir: Path | None = None
     package: Path | None = None
     note: str = ""
+    filters: tuple[str, ...] = ()
+    scratch_mb: int = 0
 
 
 def _system() -> list[str]:
@@ -147,6 +194,9 @@ def _trial() -> tuple[str | None, str]:
     if trial.returncode != 0:
         said = trial.stderr.strip().splitlines()[-1:] or [f"exit status {trial.returncode}"]
         return None, f"bubblewrap cannot make its namespaces here ({said[0]})"
+    unfiltered = syscalls.unavailable()
+    if unfiltered:
+        return None, unfiltered
     return found, ""
 
 
@@ -179,13 +229,22 @@ def _bind(path: Path) -> list[str]:
     return ["--ro-bind", str(path), str(path)]
 
 
+def python() -> Path:
+    """The interpreter that runs the kernel, by a path without ``..`` or
+    linked folders: its folder resolved, its own name kept (a venv's
+    ``python`` is a link to the base interpreter, which would leave the venv)."""
+    executable = Path(os.path.abspath(sys.executable))
+    return Path(os.path.realpath(executable.parent)) / executable.name
+
+
 def _interpreter() -> list[str]:
     """The Python that runs the kernel: of each prefix (the venv, the
     installation it was made from) its ``bin``, ``lib`` and
-    ``pyvenv.cfg``, never the folders around them."""
-    executable = Path(sys.executable)
-    prefixes = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
-    prefixes |= {executable.parent.parent, executable.resolve().parent.parent}
+    ``pyvenv.cfg``, never the folders around them; each prefix once,
+    by its real path."""
+    given = (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)
+    prefixes = {Path(os.path.realpath(p)) for p in given}
+    prefixes |= {python().parent.parent, Path(os.path.realpath(sys.executable)).parent.parent}
     args: list[str] = []
     for prefix in sorted(prefixes):
         for name in ("bin", "lib", "lib64", "pyvenv.cfg"):
@@ -270,7 +329,45 @@ def confine(
             "under 108 bytes); set TMPDIR to a shorter folder, e.g. TMPDIR=/tmp"
         )
     ipc_dir.mkdir(exist_ok=True)
-    return Confinement(tuple(args), ipc_dir, package)
+    filters = tuple(program.hex() for program in syscalls.program())
+    scratch_mb = tmp_mb + min(_SHM_MB, max(1, tmp_mb // 2))
+    confinement = Confinement(tuple(args), ipc_dir, package, filters=filters, scratch_mb=scratch_mb)
+    ours = {str(run_dir.resolve()), str((package or package_dir).resolve()), *map(str, inner)}
+    walls = tuple(arg for arg in args if arg not in ours and not arg.startswith(str(run_dir.resolve())))
+    refused = _tried(walls, confinement, workdir)
+    if refused:
+        raise SandboxUnavailable(refused)
+    return confinement
+
+
+#: What a trial has said, by the walls it tried (the command without the folders of one run).
+_TRIALS: dict[tuple[object, ...], str] = {}
+_LAUNCH = Path(__file__).resolve().parent / "launch.py"
+
+
+def _tried(key: tuple[object, ...], confinement: Confinement, workdir: Path) -> str:
+    """Why a kernel cannot start in ``confinement`` ("" when it can),
+    trying once per ``key``: the real command, binds and filters, through
+    ``launch --trial``, which imports zmq and exits."""
+    if key not in _TRIALS:
+        env = {
+            "BPE_LAB_JAIL": json.dumps(list(confinement.command)),
+            "BPE_LAB_SECCOMP": json.dumps(list(confinement.filters)),
+            "PATH": os.pathsep.join([str(python().parent), "/usr/bin", "/bin"]),
+            "HOME": str(workdir),
+            "LANG": "C.UTF-8",
+            "MALLOC_ARENA_MAX": "2",
+        }
+        command = [str(python()), str(_LAUNCH), "--trial", str(2048 << 20), str(64 << 20)]
+        try:
+            trial = subprocess.run(command, env=env, cwd=workdir, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return f"a sandboxed kernel could not be started here: {err}"
+        if trial.returncode != 0:
+            said = trial.stderr.strip().splitlines()[-3:] or [f"exit status {trial.returncode}"]
+            return f"a sandboxed kernel cannot start here: {' / '.join(said)}"
+        _TRIALS[key] = ""
+    return _TRIALS[key]
 
 
 def _given_paths() -> list[Path]:

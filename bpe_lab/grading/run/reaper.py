@@ -13,9 +13,13 @@ next submission's folder.
   in that namespace, whatever session or parent it has.
 - Everywhere, each run's kernels get ``BPE_LAB_RUN=<token>`` in their
   environment, which their children inherit, and ``reap(token)`` kills
-  every process that still carries it (``/proc/PID/environ``; Linux only).
+  every process that still carries it (its environment, read with psutil).
   Without a sandbox, a process that clears its own environment escapes this
   net: that is one more reason the report says it graded without a sandbox.
+- Where the grader may make them, each kernel's processes are in cgroups
+  of their own (``cgroups``), which the grader empties (SIGKILL to what is
+  left) and removes when the kernel stops; the groups of a grader that was
+  killed are removed by the next grader's first kernel (``cgroups.sweep``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ import os
 import signal
 import time
 import uuid
-from pathlib import Path
+
+import psutil
 
 __all__ = ["MARK", "new_token", "marked", "reap"]
 
@@ -38,15 +43,13 @@ def new_token() -> str:
 
 def marked(token: str) -> list[int]:
     """The pids of the processes whose environment carries ``token``."""
-    needle = f"{MARK}={token}".encode()
     found = []
-    for entry in Path("/proc").glob("[0-9]*"):
+    for process in psutil.process_iter():
         try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:  # gone already, or not ours to read
+            if process.environ().get(MARK) == token and process.pid != os.getpid():
+                found.append(process.pid)
+        except psutil.Error:  # gone already, or not ours to read
             continue
-        if needle in environ.split(b"\0") and int(entry.name) != os.getpid():
-            found.append(int(entry.name))
     return found
 
 
@@ -71,9 +74,8 @@ def reap(token: str, patience: float = 5.0) -> int:
 
 
 def _zombie(pid: int) -> bool:
-    """A process that is dead and waits for its parent to collect it."""
+    """A process that is dead and waits for its parent to collect it (or is gone)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.Error:
         return True
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]

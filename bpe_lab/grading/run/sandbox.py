@@ -14,8 +14,14 @@ What the grader needs from a kernel, and why each piece is here:
 - **A directory of its own.** The kernel starts in a fresh folder, and HOME
   and IPython's folders point there, so ``rm -rf *``, a history file or a
   matplotlib cache touch nothing else.
-- **One budget.** The memory, processes and disk of the kernel and all it
-  starts, together, checked while it runs (``budget``).
+- **One budget.** The memory, processes, threads and disk of the kernel
+  and all it starts, together, checked while it runs (``budget``), and,
+  where the grader may make them, a memory and a pids cgroup per kernel
+  that the Linux kernel enforces (``cgroups``: its memory limit is the
+  budget's and the size of its ``/tmp`` and ``/dev/shm``; its tasks one
+  more than the budget's, so that the watcher sees a submission that
+  reaches it). A kernel the out-of-memory killer stopped in its cgroup is
+  told so.
 - **Nothing shared to spoil.** The kernelspec is built in memory, never
   written where a submission could rewrite it for the next one.
 - **Little memory in the grader.** The kernel's messages pass a relay
@@ -57,16 +63,15 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bpe_lab.grading.notebook_format import nbformat
-from bpe_lab.grading.run import wire
+from bpe_lab.grading.run import cgroups, wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
-from bpe_lab.grading.run.jail import Confinement
+from bpe_lab.grading.run.jail import Confinement, python
 from bpe_lab.grading.run.measure import (
     OVER,
     TRIES,
@@ -87,6 +92,7 @@ __all__ = [
     "KERNEL_NAME",
     "MAX_MESSAGE",
     "KEPT_ENV",
+    "ONE_THREAD",
     "STUCK",
     "Limits",
     "Cell",
@@ -166,7 +172,7 @@ def kernel_argv(limits: Limits) -> list[str]:
     before ipykernel starts."""
     launch = Path(__file__).resolve().parent / "launch.py"
     return [
-        sys.executable,
+        str(python()),
         str(launch),
         str(limits.memory_mb << 20),
         str(limits.file_size_mb << 20),
@@ -174,6 +180,10 @@ def kernel_argv(limits: Limits) -> list[str]:
         "{connection_file}",
     ]
 
+
+#: The thread pools of numpy's BLAS, OpenMP and Rust's rayon: one thread, not
+#: one per core of the machine (a kernel's threads count in its budget).
+ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")
 
 #: What a kernel keeps of the grader's environment (everything else, the
 #: course's salt and whatever the instructor exported, it never sees).
@@ -193,9 +203,11 @@ def kernel_env(workdir: Path, confinement: Confinement, token: str, outside: dic
         package_root = os.pathsep.join([str(confinement.package.parent), package_root])
     if confinement.command:
         env["BPE_LAB_JAIL"] = json.dumps(list(confinement.command))
+        env["BPE_LAB_SECCOMP"] = json.dumps(list(confinement.filters))
+    env.update({name: "1" for name in ONE_THREAD})
     env.update(
         {MARK: token},  # every process the kernel starts inherits it: see reaper
-        PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/local/bin", "/usr/bin", "/bin"]),
+        PATH=os.pathsep.join([str(python().parent), "/usr/local/bin", "/usr/bin", "/bin"]),
         HOME=str(workdir),
         IPYTHONDIR=str(workdir / ".ipython"),
         MPLCONFIGDIR=str(workdir / ".matplotlib"),
@@ -281,6 +293,7 @@ class _Kernel:
         self.client: Any = None  # an nbclient NotebookClient while the kernel runs
         self.relay: Relay | None = None  # between the kernel and the grader's sockets (relay)
         self.watcher: asyncio.Task[None] | None = None
+        self.cgroup: cgroups.Cgroup | None = None  # its memory and pids cgroups, where they can be made
         self.over_budget = ""  # why the watcher stopped the kernel
         self.received = 0  # bytes read from the kernels stopped so far
         self.first_files = {p.name for p in workdir.iterdir()}  # what the grader put there
@@ -302,9 +315,15 @@ class _Kernel:
         if self.relay is not None:  # the grader's sockets connect to the relay, never to the kernel
             self.client.km.relay = self.relay.front
         self.over_budget = ""
+        env = kernel_env(self.workdir, self.confinement, self.token, dict(os.environ))
+        budget = self.limits.budget
+        memory = (self.limits.memory_mb + self.confinement.scratch_mb) << 20
+        self.cgroup = await asyncio.to_thread(cgroups.make, memory, budget.tasks + 1)
+        if self.cgroup is not None:
+            env["BPE_LAB_CGROUP"] = json.dumps(self.cgroup.procs)
         await self.client.async_start_new_kernel(
             cwd=str(self.workdir),
-            env=kernel_env(self.workdir, self.confinement, self.token, dict(os.environ)),
+            env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -335,7 +354,15 @@ class _Kernel:
         return list({id(s): s for s in found if hasattr(s, "received")}.values())
 
     def _too_much_received(self) -> str:
-        """Why the grader will read no more of this submission's messages ("": it will)."""
+        """Why the grader will read no more of this submission's messages,
+        or why its cgroup's out-of-memory killer stopped it ("": neither)."""
+        if self.cgroup is not None and self.cgroup.oom_kills():  # the Linux kernel saw it first
+            held = self.limits.memory_mb + self.confinement.scratch_mb
+            return (
+                f"it used {held} MB of memory in all its processes together, more than the "
+                f"{self.limits.memory_mb} MB a submission may use (its memory cgroup, which also holds its "
+                f"/tmp and /dev/shm, is {held} MB)"
+            )
         if self.relay is not None and (full := self.relay.why_stopped()):
             return full
         received = self.received + self._received_now()
@@ -369,6 +396,9 @@ class _Kernel:
             self.relay.stop()
             self.relay = None
         self.client = None
+        if self.cgroup is not None:  # whatever is left in it is killed
+            await asyncio.to_thread(self.cgroup.remove)
+            self.cgroup = None
 
     async def run(self, source: str, results: bool = False) -> Outcome:
         from nbclient.exceptions import CellTimeoutError, DeadKernelError
