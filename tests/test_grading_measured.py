@@ -15,7 +15,8 @@ Exercise 08's last generated case, ``check.MeteredText.held_by(encode_stream,
 file's counts are the kernel's word; the grader samples the kernel tree's
 resident memory while the learner's function streams a file of 3.6 million
 characters (``cases/scale.py``). The solution must pass; reading the text
-whole must fail, also when the metered file's figures are forged.
+whole must fail, also as its bytes, and also when the metered file's
+figures are forged.
 
 These are the tests that assert on a measured decision (the product's own
 decision is a measured one): the bound is 12 ticks of ``/proc``'s clock,
@@ -251,6 +252,17 @@ def encode_stream(tokenizer, f, block_chars):
     yield from _stream(tokenizer, _Held(f.read()), block_chars)
 """
 )
+#: Reads the file whole as UTF-8 bytes (3.6 MB, less than the old bound of 4 MB), then streams them
+#: a block at a time through a text wrapper of its own: only the bytes held show.
+READ_BYTES = (
+    STREAM.replace("def encode_stream(", "def _stream(")
+    + """
+import io
+
+def encode_stream(tokenizer, f, block_chars):
+    yield from _stream(tokenizer, io.TextIOWrapper(io.BytesIO(f.buffer.read()), encoding="utf-8"), block_chars)
+"""
+)
 #: What a forger adds: the metered file reports small figures, and held_by "bounded".
 FORGED_METER = """
 check.MeteredText.largest_read = property(lambda self: 1)
@@ -275,7 +287,11 @@ def test_the_solutions_stream_is_measured_bounded_every_time(tmp_path):
     assert _held(STREAM, tmp_path, times=2) == [{"repr": "'bounded'", "reached": []}] * 2
 
 
-@pytest.mark.parametrize("answer", [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER])
+@pytest.mark.parametrize(
+    "answer",
+    [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER, READ_BYTES + FORGED_METER],
+    ids=["whole", "whole-forged", "read-whole-forged", "read-bytes-forged"],
+)
 def test_holding_the_whole_text_is_measured_even_when_the_meter_is_forged(tmp_path, answer, one_try):
     held = {"measured": f"held the whole text ({HELD_SIZE})", "reached": [], "over": True}
     assert _held(answer, tmp_path) == [held]
@@ -292,7 +308,7 @@ def test_a_memory_verdict_is_the_peak_over_the_bound():
     from bpe_lab.grading.cases.scale import HELD_BOUND
 
     plan = plan_of(HELD)
-    assert plan is not None and plan.kind == "memory" and plan.bound == HELD_BOUND == 4 << 20
+    assert plan is not None and plan.kind == "memory" and plan.bound == HELD_BOUND == 1 << 20
     value = [[{"repr": repr(plan.timed[0][2]), "reached": []}]]
     assert decide(plan, [HELD_BOUND], value) == {"repr": "'bounded'", "reached": []}
     assert decide(plan, [HELD_BOUND + 1], value)["measured"] == f"held the whole text ({HELD_SIZE})"

@@ -191,7 +191,8 @@ def beyond_load(plan: Measured, figures: list[float]) -> bool:
     (``ratio`` times its reference's seconds plus the bound), as both ran
     in the same kernel one after the other (a padded scan: 0.7 s against
     an allowance of 0.14 s). Memory: a peak more than twice the bound
-    (reading 08's text whole held 14 MB and more; the solution 0).
+    (reading 08's text whole held 14 MB and more, as bytes 3.1 MB and more
+    against a bound of 1 MB; the solution 0).
 
     >>> plan = Measured("cpu", "", (("f(1)", -1, 1), ("f(2)", 1, 1)), "", 0.12, "9 words", "too slow", "flat")
     >>> beyond_load(plan, [0.08, 0.53]), beyond_load(plan, [0.26, 0.50])
