@@ -83,8 +83,11 @@ def _cell(code: types.CodeType) -> str | None:
 
 
 def _names(source: str) -> tuple[set[str], set[str]]:
-    """The names a cell reads, and those its top level binds."""
-    tree = ast.parse(source)
+    """The names a cell reads, and those its top level binds (none for a cell that is not Python)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set(), set()
     read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     bound: set[str] = set()
     for node in tree.body:
