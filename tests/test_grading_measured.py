@@ -6,14 +6,17 @@ replaces their result with its own verdict from the kernel tree's CPU time
 (``cases/complexity.py`` says what is timed, and why its margins hold).
 The solution must pass on a loaded machine; a rescanning merge and a
 recounting trainer whose values are right must fail, also when they forge
-what the kernel's instruments report.
+what the kernel's instruments report, and also when they pad the small
+corpus's calls until the difference is nothing: each timed cell is held
+against a local answer of the grader's, timed in the same kernel.
 
 Exercise 08's last generated case, ``check.MeteredText.held_by(encode_stream,
 4096)``: the metered
 file's counts are the kernel's word; the grader samples the kernel tree's
 resident memory while the learner's function streams a file of 3.6 million
 characters (``cases/scale.py``). The solution must pass; reading the text
-whole must fail, also when the metered file's figures are forged.
+whole must fail, also as its bytes, and also when the metered file's
+figures are forged.
 
 These are the tests that assert on a measured decision (the product's own
 decision is a measured one): the bound is 12 ticks of ``/proc``'s clock,
@@ -31,7 +34,8 @@ import pytest
 from grading_support import RECOUNTING_TRAINER, SOLUTIONS, exercise_with
 
 from bpe_lab.grading.authoring.tasks import nbgrader
-from bpe_lab.grading.run.measure import decide, plan_of, planned
+from bpe_lab.grading.cases.complexity import RATIO
+from bpe_lab.grading.run.measure import decide, plan_of, planned, reference_cell
 from bpe_lab.grading.run.probe import probe_source
 from bpe_lab.grading.run.sandbox import Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.score.judge import judge
@@ -86,8 +90,12 @@ def _measured(answers: str, call: str, tmp_path: Path) -> dict[str, object]:
 def test_a_work_growth_call_is_marked_with_its_plan():
     source = probe_source(["f(1)", MERGE, TRAIN], [])
     found = planned(source)
-    assert [(slot, len(cells)) for slot, _, cells in found] == [(1, 2), (2, 4)]
+    assert [(slot, len(cells)) for slot, _, cells in found] == [(1, 4), (2, 8)]  # each followed by its reference
     merge, train = found[0][1], found[1][1]
+    assert found[0][2][1] == reference_cell(merge.reference[0])
+    assert merge.reference[0].startswith("(lambda w, c, i: ([__bpe_lab_merge(w, c, i, p) for p in __bpe_lab_pairs]")
+    assert merge.reference[0].endswith("(*__bpe_lab_reference_small)")
+    assert train.reference[3] == "__bpe_lab_train(__bpe_lab_small, 60)"
     assert [weight for _, weight, _ in merge.timed] == [-1, 1]
     assert [weight for _, weight, _ in train.timed] == [-1, 1, 1, -1]  # (L10 - S10) vs (L40 - S40)
     assert merge.size == "100 merges on the core's 166 words, alone and with 200,000 more"
@@ -98,21 +106,35 @@ def test_the_verdict_weighs_the_cells_and_checks_every_value():
     plan = plan_of(TRAIN)
     assert plan is not None
     values = [[{"repr": repr(expected), "reached": []}] for _, _, expected in plan.timed]
-    assert decide(plan, [1.0, 0.1, 1.11, 0.1], values) == {"repr": "'flat'", "reached": []}
-    assert decide(plan, [1.0, 0.1, 1.13, 0.1], values)["measured"] == (
+    cells = [cell for value in values for cell in (value, None)]  # each followed by its reference's: no value
+    references = [0.2, 0.0, 0.2, 0.0]
+
+    def figures(*own):
+        return [seconds for pair in zip(own, references) for seconds in pair]
+
+    assert decide(plan, figures(0.5, 0.1, 0.61, 0.1), cells) == {"repr": "'flat'", "reached": []}
+    assert decide(plan, figures(0.5, 0.1, 0.63, 0.1), cells)["measured"] == (
         "too slow: the work grew with the corpus times the merges (10 and 60 merges on 166 words, alone and with "
         "100,000 more)"
     )
-    wrong = [*values[:3], [{"repr": "[]", "reached": ["bpe_lab.x"]}]]
-    assert decide(plan, [0, 0, 0, 0], wrong) == {
+    # padded: no difference, but the small corpus's cells take what the large one's do, 0.12 s more than allowed
+    assert decide(plan, figures(0.6, 0.6, 0.6, 0.6), cells) == {
+        "measured": f"too slow: more than {RATIO} times a local answer's time (10 and 60 merges on 166 words, alone "
+        "and with 100,000 more)",
+        "reached": [],
+        "over": True,
+    }
+    assert decide(plan, figures(0.92, 0.12, 0.92, 0.12), cells) == {"repr": "'flat'", "reached": []}  # allowed
+    wrong = [*cells[:6], [{"repr": "[]", "reached": ["bpe_lab.x"]}], None]
+    assert decide(plan, [0] * 8, wrong) == {
         "measured": "returned a wrong value on 10 and 60 merges on 166 words, alone and with 100,000 more",
         "reached": ["bpe_lab.x"],
     }
-    raised = [*values[:1], [{"error": "ValueError: no", "reached": []}], *values[2:]]
-    assert decide(plan, [0, 0, 0, 0], raised) == {"error": "ValueError: no", "reached": []}
-    assert decide(plan, [0, 0, 0, 0], values[:3])["measured"].startswith("the measured calls on 10 and 60 merges")
-    with pytest.raises(ValueError, match=r"decide: 3 figures \[0, 0, 0\] for 4 timed cells"):
-        decide(plan, [0, 0, 0], values)
+    raised = [*cells[:2], [{"error": "ValueError: no", "reached": []}], *cells[3:]]
+    assert decide(plan, [0] * 8, raised) == {"error": "ValueError: no", "reached": []}
+    assert decide(plan, [0] * 8, cells[:7])["measured"].startswith("the measured calls on 10 and 60 merges")
+    with pytest.raises(ValueError, match=r"decide: 4 figures \[0, 0, 0, 0\] for 8 timed cells"):
+        decide(plan, [0, 0, 0, 0], values)
 
 
 def test_the_solutions_merge_and_trainer_are_measured_flat(tmp_path):
@@ -230,6 +252,17 @@ def encode_stream(tokenizer, f, block_chars):
     yield from _stream(tokenizer, _Held(f.read()), block_chars)
 """
 )
+#: Reads the file whole as UTF-8 bytes (3.6 MB, less than the old bound of 4 MB), then streams them
+#: a block at a time through a text wrapper of its own: only the bytes held show.
+READ_BYTES = (
+    STREAM.replace("def encode_stream(", "def _stream(")
+    + """
+import io
+
+def encode_stream(tokenizer, f, block_chars):
+    yield from _stream(tokenizer, io.TextIOWrapper(io.BytesIO(f.buffer.read()), encoding="utf-8"), block_chars)
+"""
+)
 #: What a forger adds: the metered file reports small figures, and held_by "bounded".
 FORGED_METER = """
 check.MeteredText.largest_read = property(lambda self: 1)
@@ -254,7 +287,11 @@ def test_the_solutions_stream_is_measured_bounded_every_time(tmp_path):
     assert _held(STREAM, tmp_path, times=2) == [{"repr": "'bounded'", "reached": []}] * 2
 
 
-@pytest.mark.parametrize("answer", [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER])
+@pytest.mark.parametrize(
+    "answer",
+    [WHOLE, WHOLE + FORGED_METER, READ_WHOLE + FORGED_METER, READ_BYTES + FORGED_METER],
+    ids=["whole", "whole-forged", "read-whole-forged", "read-bytes-forged"],
+)
 def test_holding_the_whole_text_is_measured_even_when_the_meter_is_forged(tmp_path, answer, one_try):
     held = {"measured": f"held the whole text ({HELD_SIZE})", "reached": [], "over": True}
     assert _held(answer, tmp_path) == [held]
@@ -271,7 +308,7 @@ def test_a_memory_verdict_is_the_peak_over_the_bound():
     from bpe_lab.grading.cases.scale import HELD_BOUND
 
     plan = plan_of(HELD)
-    assert plan is not None and plan.kind == "memory" and plan.bound == HELD_BOUND == 4 << 20
+    assert plan is not None and plan.kind == "memory" and plan.bound == HELD_BOUND == 1 << 20
     value = [[{"repr": repr(plan.timed[0][2]), "reached": []}]]
     assert decide(plan, [HELD_BOUND], value) == {"repr": "'bounded'", "reached": []}
     assert decide(plan, [HELD_BOUND + 1], value)["measured"] == f"held the whole text ({HELD_SIZE})"
@@ -358,12 +395,55 @@ def test_a_figure_over_its_bound_is_measured_again_and_the_first_within_it_stand
             return figures[len(calls) - 1]
 
         monkeypatch.setattr(sandbox, "_timed", timed)
-        return asyncio.run(sandbox._measured(Kernel(), plan, ["a", "b"])), len(calls)
+        return asyncio.run(sandbox._measured(Kernel(), plan, ["a", "r", "b", "r"])), len(calls)
 
-    near, far = [0.09, 0.25], [0.08, 0.53]  # CPU seconds of the small corpus's calls and the large one's
+    # CPU seconds of the small corpus's calls, its reference's, the large one's and its reference's
+    near, far, padded = [0.09, 0.01, 0.25, 0.01], [0.08, 0.01, 0.53, 0.01], [0.7, 0.01, 0.7, 0.01]
     assert TRIES == 3
-    assert measured([(flat, False, [0.09, 0.08])]) == ((flat, False), 1)
-    assert measured([(over, False, near), (flat, False, [0.09, 0.08])]) == ((flat, False), 2)
+    assert measured([(flat, False, [0.09, 0.01, 0.08, 0.01])]) == ((flat, False), 1)
+    assert measured([(over, False, near), (flat, False, [0.09, 0.01, 0.08, 0.01])]) == ((flat, False), 2)
     assert measured([(over, False, near)] * 3) == ((over, False), 3)
     assert measured([(over, True, [])]) == ((over, True), 1)
     assert measured([(over, False, far)] * 3) == ((over, False), 1)
+    assert measured([(over, False, padded)] * 3) == ((over, False), 1)  # 0.7 s where 0.16 s is allowed
+
+
+#: A rescanning merge padded to take as long on the core alone as with the fillers: the difference of
+#: the two corpora is nothing, but each call takes a scan of 200,000 words the package's merge never does.
+PADDED_MERGE = """
+_local_merge = merge_indexed
+def merge_indexed(words, counts, index, pair):
+    listed = index.get(pair, set())
+    for i in range(max(len(words), 200_166)):  # as long on the core alone as with the fillers
+        if i in listed:
+            pass
+    return _local_merge(words, counts, index, pair)
+"""
+
+#: A recounting trainer padded the same way: on a small corpus it recounts 100,000 words of its own too
+#: (each pair once, so never merged), so the small corpus's rounds cost what the large one's do.
+PADDED_TRAINER = (
+    RECOUNTING_TRAINER.replace("def train_indexed(", "def _recounting(")
+    + """
+_PAD = [((chr(0x3400 + k % 512), chr(0x3400 + 512 + k // 512)), 1) for k in range(100_000)]
+def train_indexed(words, num_merges):
+    return _recounting(list(words) + (_PAD if len(words) < 1000 else []), num_merges)
+"""
+)
+
+
+@pytest.mark.parametrize(("answer", "call"), [(PADDED_MERGE, MERGE), (PADDED_TRAINER, TRAIN)], ids=["merge", "trainer"])
+def test_a_scan_padded_on_the_small_corpus_is_too_slow_next_to_the_packages_own_answer(tmp_path, answer, call):
+    """The difference of the two corpora alone is padded away (today's
+    grader measured both "flat"); each timed cell is also held against the
+    package's own answer timed in the same kernel on the same input
+    (``Measured.reference``). The padding is as good as the machine's load
+    lets it be: what is left of the difference may be over its bound too,
+    which is then the verdict named first."""
+    plan = plan_of(call)
+    result = _measured(ANSWERS + answer + FORGED, call, tmp_path)
+    assert result.pop("over") is True, result
+    assert result in (
+        {"measured": f"too slow: more than {RATIO} times a local answer's time ({plan.size})", "reached": []},
+        {"measured": f"{plan.mistake} ({plan.size})", "reached": []},
+    ), result

@@ -133,7 +133,14 @@ class Measured:
     over its level before the cell, must stay under ``bound`` bytes).
     ``size`` names the input as feedback shows it, ``mistake`` the kind of
     mistake going over the bound is, and ``passed`` is the value the case's
-    call stands for when it passes (``'flat'``)."""
+    call stands for when it passes (``'flat'``).
+
+    ``reference`` (CPU only): for each timed cell, a call of the package's
+    own answer on the same input, which the grader times in the same
+    kernel right after it; each timed cell's seconds must also stay within
+    ``ratio`` times its reference's plus ``bound``. A difference alone can
+    be padded (work burnt on the small input to match the large one's);
+    a padded cell is then slower than its reference allows."""
 
     kind: str
     setup: str
@@ -143,6 +150,15 @@ class Measured:
     size: str
     mistake: str
     passed: Any
+    reference: tuple[str, ...] = ()
+    ratio: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.reference and (self.kind != "cpu" or len(self.reference) != len(self.timed) or self.ratio <= 0):
+            raise ValueError(
+                f"Measured: a reference needs kind 'cpu', one call per timed cell ({len(self.timed)}, not "
+                f"{len(self.reference)}) and a ratio above 0 (not {self.ratio!r})"
+            )
 
 
 #: What makes a hidden call's measured plan: each planner gives the plan of

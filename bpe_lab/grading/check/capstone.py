@@ -57,6 +57,7 @@ import regex
 from bpe_lab.core.corpora import DATA_DIR
 from bpe_lab.core.patterns import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 from bpe_lab.core.pretokenize import GPT2_PATTERN, split_special
+from bpe_lab.grading.check.fresh import fresh_ids, in_a_notebook
 from bpe_lab.grading.check.runner import NotWritten, call, compare, fail, passed, results, rng, run_cases, short
 
 if TYPE_CHECKING:
@@ -532,7 +533,14 @@ def reloaded(tokenizer: Any, text: str) -> list[int]:
     bytes, no merges) saved meanwhile; the first file moved to another
     folder alone, loaded with ``type(tokenizer).load``; the ids of ``text``
     by what was loaded. Everything lives in a temporary folder, removed at
-    once."""
+    once.
+
+    In a notebook (and a grading kernel) the load and the encoding run in
+    a fresh interpreter that defines the class again from its cells
+    (``fresh.fresh_ids``): a ``load`` that returns an object kept in
+    memory finds nothing there. Outside IPython (a script, a test that
+    ``exec``s the class) the class has no cell to run again, and it is
+    loaded here."""
     kind = type(tokenizer)
     with tempfile.TemporaryDirectory(prefix="bpe-lab-saved-") as folder:
         first, other, moved = (Path(folder, part, "tokenizer") for part in "abc")
@@ -541,6 +549,8 @@ def reloaded(tokenizer: Any, text: str) -> list[int]:
         tokenizer.save(first)
         kind({i: bytes([i]) for i in range(256)}, [], [], GPT2_PATTERN).save(other)
         first.replace(moved)  # the one file: anything written beside it stays behind
+        if in_a_notebook():
+            return fresh_ids(kind, moved, text)
         return list(kind.load(moved).encode(text))
 
 

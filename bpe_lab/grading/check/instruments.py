@@ -11,9 +11,16 @@ function record what is done with them:
 - ``TracedSymbol``, a starting symbol, counts its equality comparisons
   (a scan for a pair, ``pair in zip(symbols, symbols[1:])``, compares them).
 
-They survive a copy (``list(words)``, ``dict(words)`` keep the same
-frequency and symbol objects), so a trainer that copies the corpus and
-recounts its copy is still seen. ``measure_work`` trains on corpora with
+``words`` is documented as a list, and behaves as one where a trainer may
+copy it: ``words.copy()``, ``copy.copy``, ``copy.deepcopy``, a pickle's
+round trip and ``words + more`` give a corpus whose reads are recorded with
+the original's (the same word ids) and whose frequencies and symbols are
+the same traced objects (immutable, as ints and strings are: a deep copy
+keeps them, a pickle's ``loads`` in the same process finds their tally
+again), and ``list(words)``, ``dict(words)``, ``words[:]`` read every word
+once and keep those objects too. So a trainer that copies the corpus is
+judged as one that does not, and one that recounts or scans its copy is
+still seen. ``measure_work`` trains on corpora with
 more and more filler words that no merge involves: a local trainer pays for
 them once, when it builds its index; a recount or a scan pays again in every
 round. The counts are operations, so they are the same on every machine.
@@ -35,6 +42,9 @@ whose hints they give.
 
 from __future__ import annotations
 
+import copy
+import itertools
+import weakref
 from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from typing import Any
 
@@ -58,21 +68,46 @@ __all__ = [
 Words = list[tuple[tuple[str, ...], int]]
 
 
+#: Each live traced corpus and tally by a key of its own, so that a pickle's
+#: ``loads`` in the same process records into the original again.
+_LIVE: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+_KEYS = itertools.count()
+
+
+def _live(made: Any) -> int:
+    """``made``'s key in ``_LIVE``, given once."""
+    key = next(_KEYS)
+    _LIVE[key] = made
+    return key
+
+
 class TracedWords(MutableSequence[tuple[tuple[str, ...], int]]):
     """A corpus that records which word ids are read and written.
 
     Not a ``list`` subclass, so that no C-level list method can read it
     unseen; it keeps its word ids (no insert, no delete). ``tally``: the
     operations counted on its frequencies and symbols, if they are traced;
-    ``made``: the source that builds it afresh in a grading kernel."""
+    ``made``: the source that builds it afresh in a grading kernel. A copy
+    (``copy()``, ``copy.copy``, ``copy.deepcopy``, pickle) records into the
+    same ``read`` and ``written``: the same words, by the same ids.
+
+    >>> words = TracedWords([(("a", "b"), 1), (("c",), 2)])
+    >>> mine = copy.deepcopy(words)
+    >>> mine[1] = (("c",), 3)
+    >>> mine, words.read, words.written
+    ([(('a', 'b'), 1), (('c',), 3)], [0, 1], [1])
+    """
 
     def __init__(self, words: Sequence[tuple[tuple[str, ...], int]]) -> None:
+        if isinstance(words, (str, bytes)) or not isinstance(words, (Sequence, list)):
+            raise TypeError(f"TracedWords: words must be a list of (symbols, frequency), not {type(words).__name__}")
         self._words = list(words)
         self.read: list[int] = []
         self.written: list[int] = []
         self.tally: _Tally | None = None
         self.made = ""
         self._touched: int | None = None  # restored from a kernel's state: the count alone
+        self._key = _live(self)
 
     def __len__(self) -> int:
         return len(self._words)
@@ -97,6 +132,40 @@ class TracedWords(MutableSequence[tuple[tuple[str, ...], int]]):
 
     def insert(self, i: int, value: Any) -> None:
         raise TypeError("words keeps its word ids: replace a word (words[i] = ...), never insert one")
+
+    def _sharing(self, words: list[tuple[tuple[str, ...], int]]) -> TracedWords:
+        """A corpus of ``words`` that records into this one's lists (its copy)."""
+        twin = TracedWords(words)
+        twin.read, twin.written, twin.tally, twin.made = self.read, self.written, self.tally, self.made
+        return twin
+
+    def copy(self) -> TracedWords:
+        """A shallow copy, as ``list.copy``: it reads every word once, and records with this one."""
+        return self._sharing(list(self))
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TracedWords:
+        return self._sharing(copy.deepcopy(list(self), memo))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _traced_words, (self._key, list(self))
+
+    def __add__(self, other: Any) -> list[tuple[tuple[str, ...], int]]:
+        return list(self) + list(other) if isinstance(other, (list, TracedWords)) else NotImplemented
+
+    def __radd__(self, other: Any) -> list[tuple[tuple[str, ...], int]]:
+        return list(other) + list(self) if isinstance(other, list) else NotImplemented
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TracedWords):
+            other = other.plain()
+        return isinstance(other, list) and self.plain() == other
+
+    __hash__ = None  # type: ignore[assignment]  # a list's: unhashable
+
+    def __repr__(self) -> str:
+        return repr(self._words)
 
     def plain(self) -> Words:
         """The words, as a list (not recorded)."""
@@ -132,12 +201,27 @@ class TracedWords(MutableSequence[tuple[tuple[str, ...], int]]):
         self._touched, self.tally.arithmetic, self.tally.compared = touched, arithmetic, compared
 
 
+def _traced_words(key: int, words: list[tuple[tuple[str, ...], int]]) -> TracedWords:
+    """A pickled corpus loaded again: a copy recording with its original
+    while that lives in this process, else a corpus of its own."""
+    original = _LIVE.get(key)
+    return original._sharing(words) if isinstance(original, TracedWords) else TracedWords(words)
+
+
 class _Tally:
     """Operations counted on the traced frequencies and symbols."""
 
     def __init__(self) -> None:
         self.arithmetic = 0
         self.compared = 0
+        self.key = _live(self)
+
+
+def _traced(kind: type[Any], value: Any, key: int) -> Any:
+    """A pickled traced frequency or symbol loaded again: counting into its
+    tally while that lives in this process, else a plain int or str."""
+    tally = _LIVE.get(key)
+    return kind(value, tally) if isinstance(tally, _Tally) else kind.__mro__[1](value)
 
 
 class TracedFreq(int):
@@ -176,6 +260,15 @@ class TracedFreq(int):
     def __neg__(self) -> int:
         return self._count(-int(self))
 
+    def __copy__(self) -> TracedFreq:
+        return self  # immutable, as an int: a copy is the same object, and counts the same
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TracedFreq:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _traced, (TracedFreq, int(self), self.tally.key)
+
 
 class TracedSymbol(str):
     """A symbol that counts the times it is compared for equality (a scan
@@ -196,6 +289,15 @@ class TracedSymbol(str):
         return not self == other
 
     __hash__ = str.__hash__
+
+    def __copy__(self) -> TracedSymbol:
+        return self  # immutable, as a str: a copy is the same object, and counts the same
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> TracedSymbol:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _traced, (TracedSymbol, str(self), self.tally.key)
 
 
 #: The words every measured corpus shares: chapter 06's English sentences,

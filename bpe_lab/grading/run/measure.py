@@ -14,14 +14,21 @@ runs cells of its own after the probe's and measures them from the host:
   of the children they reaped), read from ``/proc`` before and after each
   timed cell. The plan weighs the cells (+1, -1): a difference of two
   corpora, so that what both share (the call, the probe's own work) cancels.
+  A difference alone can be padded (CPU burnt on the small corpus until it
+  costs what the large one does), so each timed cell is followed by one of
+  the grader's (``reference_cell``: the package's own answer on the same
+  input, the plan's ``reference``), timed the same way in the same kernel,
+  and each learner's cell must stay within ``ratio`` times its reference's
+  seconds plus the bound: padding shows on the cell it pads.
 - ``memory``: the tree's resident memory (RSS summed, as ``budget`` counts
   it), sampled while a timed cell runs; the peak over the level just
   before the cell must stay under the plan's bound.
 
 The probe marks such a call with one comment line (``MARK`` and JSON: its
 case's number, the call, the timed cells' probe sources); ``planned`` reads
-those lines back, and ``plan_of`` makes the plan again from the call (in
-this process: its expected values never reach the kernel). ``decide`` turns
+those lines back, with the reference cells after their timed cells, and
+``plan_of`` makes the plan again from the call (in this process: its
+expected values never reach the kernel). ``decide`` turns
 the figures and the timed cells' results into the case's result, which
 replaces whatever the kernel's probe said for that case: ``{"repr":
 PASSED}`` when every value is right and the figure within its bound, else
@@ -45,6 +52,9 @@ measurement: the call's value must be right when it returns).
 {'measured': 'too slow: the work grew with the corpus (9 words)', 'reached': [], 'over': True}
 >>> decide(plan, [0.30, 0.32], [[{"repr": "1"}], [{"repr": "2"}]])["measured"]
 'returned a wrong value on 9 words'
+>>> padded = Measured("cpu", "", plan.timed, "", 0.15, "9 words", "too slow", "flat", ("r(1)", "r(2)"), 4)
+>>> decide(padded, [0.30, 0.01, 0.32, 0.30], [[{"repr": "1"}], None, [{"repr": "1"}], None])["measured"]
+"too slow: more than 4 times a local answer's time (9 words)"
 """
 
 from __future__ import annotations
@@ -71,6 +81,7 @@ __all__ = [
     "beyond_load",
     "plan_of",
     "marks",
+    "reference_cell",
     "planned",
     "cpu_seconds",
     "rss_bytes",
@@ -104,8 +115,26 @@ def marks(calls: list[str], timed: dict[int, list[str]]) -> str:
     return "".join(f"\n{line}" for line in lines)
 
 
+def reference_cell(call: str) -> str:
+    """The cell that runs the grader's reference ``call`` (no guard: it is the
+    package's own answer), the garbage collector off as in the probe's
+    calls, its value dropped: the cell shows and sends back nothing."""
+    return (
+        f"__bpe_lab_reference = (lambda g: (g.disable(), {call}, g.enable())[1])(__import__('gc'))\n"
+        "del __bpe_lab_reference\n"
+    )
+
+
+def _cells(plan: Measured, timed: list[str]) -> list[str]:
+    """The cells a plan's case runs: each timed cell, then its reference's if the plan has one."""
+    if not plan.reference:
+        return list(timed)
+    return [cell for pair in zip(timed, map(reference_cell, plan.reference)) for cell in pair]
+
+
 def planned(source: str) -> list[tuple[int, Measured, list[str]]]:
-    """The measured cases a probe's ``source`` marks: (case number, plan, timed cells)."""
+    """The measured cases a probe's ``source`` marks: (case number, plan, the
+    cells to time: each timed cell, followed by its reference's when the plan has some)."""
     found = []
     for line in source.splitlines():
         if not line.startswith(MARK):
@@ -117,7 +146,7 @@ def planned(source: str) -> list[tuple[int, Measured, list[str]]]:
             continue
         plan = plan_of(call)
         if plan is not None and len(cells) == len(plan.timed):
-            found.append((slot, plan, cells))
+            found.append((slot, plan, _cells(plan, cells)))
     return found
 
 
@@ -158,17 +187,36 @@ def beyond_load(plan: Measured, figures: list[float]) -> bool:
     0.26, 0.00, 0.25 and 0.01 s, weighted -1, +1, +1, -1), so load would
     have to make its added calls take three times as long as the
     subtracted ones; a rescanning merge's is 0.45 s over calls of 0.08 s
-    subtracted. Memory: a peak more than twice the bound (reading 08's text
-    whole held 14 MB and more; the solution 0).
+    subtracted. Against a reference: a cell more than twice its allowance
+    (``ratio`` times its reference's seconds plus the bound), as both ran
+    in the same kernel one after the other (a padded scan: 0.7 s against
+    an allowance of 0.14 s). Memory: a peak more than twice the bound
+    (reading 08's text whole held 14 MB and more, as bytes 3.1 MB and more
+    against a bound of 1 MB; the solution 0).
 
     >>> plan = Measured("cpu", "", (("f(1)", -1, 1), ("f(2)", 1, 1)), "", 0.12, "9 words", "too slow", "flat")
     >>> beyond_load(plan, [0.08, 0.53]), beyond_load(plan, [0.26, 0.50])
     (True, False)
     """
     if plan.kind == "cpu":
-        subtracted = sum(seconds for (_, weight, _), seconds in zip(plan.timed, figures) if weight < 0)
-        return _figure(plan, figures) > 2 * max(subtracted, plan.bound)
+        own, references = _split(plan, figures)
+        subtracted = sum(seconds for (_, weight, _), seconds in zip(plan.timed, own) if weight < 0)
+        slower = any(seconds > 2 * allowed for seconds, allowed in zip(own, _allowed(plan, references)))
+        return slower or _figure(plan, own) > 2 * max(subtracted, plan.bound)
     return _figure(plan, figures) > 2 * plan.bound
+
+
+def _split(plan: Measured, figures: list[float]) -> tuple[list[float], list[float]]:
+    """The learner's cells' figures and the references' (none without a
+    reference), from the figures of the cells ``planned`` gave, in order."""
+    if not plan.reference:
+        return list(figures), []
+    return list(figures[0::2]), list(figures[1::2])
+
+
+def _allowed(plan: Measured, references: list[float]) -> list[float]:
+    """The seconds each timed cell may take next to its reference's."""
+    return [plan.ratio * seconds + plan.bound for seconds in references]
 
 
 def _figure(plan: Measured, figures: list[float]) -> float:
@@ -225,8 +273,12 @@ def decide(plan: Measured, figures: list[float], results: list[Any]) -> dict[str
     """The measured case's result from the timed cells' ``figures`` (CPU
     seconds, or bytes of memory over the level before the cell) and their
     probes' ``results`` (each a list of one case's dict)."""
-    if len(figures) != len(plan.timed):  # the grader's own figures: a mismatch is a bug here, not the kernel's doing
-        raise ValueError(f"decide: {len(figures)} figures {figures!r} for {len(plan.timed)} timed cells")
+    cells = len(plan.timed) + len(plan.reference)
+    if len(figures) != cells:  # the grader's own figures: a mismatch is a bug here, not the kernel's doing
+        raise ValueError(f"decide: {len(figures)} figures {figures!r} for {cells} timed cells")
+    own, references = _split(plan, figures)
+    if plan.reference and len(results) == cells:
+        results = results[0::2]  # a reference cell sends back nothing
     cases = [r[0] if isinstance(r, list) and len(r) == 1 else None for r in results]
     reached = _reached(cases)
     if len(cases) != len(plan.timed):
@@ -243,8 +295,11 @@ def decide(plan: Measured, figures: list[float], results: list[Any]) -> dict[str
             value = _Wrong
         if value is _Wrong or not same(value, expected):
             return {"measured": f"returned a wrong value on {plan.size}", "reached": reached}
-    if _figure(plan, figures) > plan.bound:
+    if _figure(plan, own) > plan.bound:
         return {"measured": f"{plan.mistake} ({plan.size})", "reached": reached, OVER: True}
+    if any(seconds > allowed for seconds, allowed in zip(own, _allowed(plan, references))):
+        slower = f"too slow: more than {plan.ratio:g} times a local answer's time ({plan.size})"
+        return {"measured": slower, "reached": reached, OVER: True}
     return {"repr": repr(plan.passed), "reached": reached}
 
 
