@@ -15,7 +15,7 @@ import regex
 from grading_support import grade_solution_exercise_and
 
 from bpe_lab.bytelevel.tokenizer import Tokenizer
-from bpe_lab.core.patterns import CL100K_PATTERN, SEED_ZH_PATTERN, pretokenize_with
+from bpe_lab.core.patterns import CL100K_PATTERN, ZH_RANGE_PATTERN, pretokenize_with
 from bpe_lab.core.pretokenize import GPT2_PATTERN
 from bpe_lab.grading import check
 from bpe_lab.grading.check import CheckFailed
@@ -61,7 +61,7 @@ def test_the_digit_pattern_is_gpt2s_with_cl100ks_number_branch():
         ("ok𠮷野 家", ["ok", "𠮷野", " ", "家"]),  # U+20BB7 (plane 2) is Han
         ("㐀㐁豈", ["㐀㐁豈"]),  # Extension A and a compatibility ideograph
         ("一九八〇年", ["一九八〇年"]),  # 〇 is Han, though not a letter
-        ("abc，def。中文", ["abc，def。", "中文"]),  # the seed pattern's other run is kept
+        ("abc，def。中文", ["abc，def。", "中文"]),  # the range pattern's other run is kept
         ("  \n", ["  \n"]),
     ],
 )
@@ -179,7 +179,7 @@ def _han_or_not(text):
     ("mistake", "hint"),
     [
         (
-            _findall(SEED_ZH_PATTERN),
+            _findall(ZH_RANGE_PATTERN),
             r"'今' and '天' \(offset 1\) are both Han characters.*match a run, \\p\{Han\}\+, not one",
         ),
         (

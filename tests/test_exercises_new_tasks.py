@@ -108,7 +108,7 @@ def merge_indexed(words, counts, index, pair):
         "07_wild_pretokenize_zh_answer",
         """
 def pretokenize_zh(text):
-    return regex.findall(SEED_ZH_PATTERN, text)""",
+    return regex.findall(ZH_RANGE_PATTERN, text)""",
     ),
 }
 

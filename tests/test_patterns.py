@@ -37,13 +37,13 @@ from hypothesis import strategies as st
 from bpe_lab.core.corpora import LANGUAGES, parallel_sentences, python_docs
 from bpe_lab.core.patterns import (
     CL100K_PATTERN,
+    JA_RANGE_PATTERN,
     LLAMA3_PATTERN,
     O200K_PATTERN,
     PATTERNS,
     R50K_PATTERN,
     SAFE_CUTS,
-    SEED_JA_PATTERN,
-    SEED_ZH_PATTERN,
+    ZH_RANGE_PATTERN,
     pattern_named,
     pretokenize_with,
     side_by_side,
@@ -187,7 +187,7 @@ def test_any_text_cut_like_tiktoken(name, text):
 def test_pieces_join_to_the_text(text):
     for name in PATTERNS:
         assert "".join(pretokenize_with(text, name)) == text
-    assert "".join(pretokenize_with(text, SEED_ZH_PATTERN)) == text
+    assert "".join(pretokenize_with(text, ZH_RANGE_PATTERN)) == text
 
 
 def _ending_joined(pieces: list[str]) -> list[str]:
@@ -230,10 +230,11 @@ def test_digits_contractions_and_case():
     assert pretokenize_with("camelCase", "cl100k") == ["camelCase"]
 
 
-def test_seed_patterns_cut_han_one_by_one():
-    assert pretokenize_with("今天 天气hello世界", SEED_ZH_PATTERN) == ["今", "天", " ", "天", "气", "hello", "世", "界"]
-    assert pretokenize_with("ひらがなabc", SEED_JA_PATTERN) == ["ひ", "ら", "が", "な", "abc"]
-    assert pretokenize_with("㐀鿿", SEED_ZH_PATTERN) == ["㐀鿿"]  # outside U+4E00-U+9FA5: one piece
+def test_range_patterns_cut_han_one_by_one():
+    pieces = ["今", "天", " ", "天", "气", "hello", "世", "界"]
+    assert pretokenize_with("今天 天气hello世界", ZH_RANGE_PATTERN) == pieces
+    assert pretokenize_with("ひらがなabc", JA_RANGE_PATTERN) == ["ひ", "ら", "が", "な", "abc"]
+    assert pretokenize_with("㐀鿿", ZH_RANGE_PATTERN) == ["㐀鿿"]  # outside U+4E00-U+9FA5: one piece
 
 
 def test_pattern_names():

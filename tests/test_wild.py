@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bpe_lab.bytelevel.gpt2 import gpt2_tokenizer
 from bpe_lab.bytelevel.tokenizer import Tokenizer
 from bpe_lab.core.corpora import LANGUAGES, parallel_sentences
-from bpe_lab.core.patterns import SEED_ZH_PATTERN, pretokenize_with
+from bpe_lab.core.patterns import ZH_RANGE_PATTERN, pretokenize_with
 from bpe_lab.core.pretokenize import word_frequencies
 from bpe_lab.core.train import train_bpe
 from bpe_lab.variants import quirks
@@ -127,12 +127,12 @@ def test_is_han():
     assert not any(quirks.is_han(ch) for ch in "aか。1 ")
 
 
-# -- the seed articles' pattern forbids Han merges
+# -- the tutorial's range pattern forbids Han merges
 
 
-def test_seed_pattern_never_merges_two_han_characters():
+def test_range_pattern_never_merges_two_han_characters():
     def cut(line: str) -> list[str]:
-        return [piece.strip() for piece in pretokenize_with(line, SEED_ZH_PATTERN) if piece.strip()]
+        return [piece.strip() for piece in pretokenize_with(line, ZH_RANGE_PATTERN) if piece.strip()]
 
     text = parallel_sentences("en") + parallel_sentences("zh")
     merges = train_bpe(word_frequencies(text, split=cut), 300, end_of_word=None)

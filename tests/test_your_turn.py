@@ -5,8 +5,9 @@ Notebooks 01-04 and 07 end a section with one small step of the idea it
 taught (the exercise's task 1 is the graded whole): one pair replaced
 (``replace_pair``, 01), one pair's weighted count (``pair_count``, 02), the
 pair one step of rank replay joins (``lowest_ranked_pair``, 03), the heap's
-lazy deletion (``pop_best``, 04) and cl100k's groups of digits
-(``split_number``, 07). The model answers below are what a learner might
+lazy deletion (``pop_best``, 04), cl100k's groups of digits
+(``split_number``, 07) and one chunk boundary moved to the next special
+token (``next_token_start``, 08). The model answers below are what a learner might
 write, not calls of the references; the references are pinned to
 hand-worked values and to the package (``compress``, ``count_pairs``,
 ``encode_steps``, ``train_fast``'s heap order, cl100k's pattern).
@@ -35,6 +36,7 @@ from bpe_lab.grading.check import CheckFailed
 from bpe_lab.grading.check.complexity import check_pop_best, popped_best
 from bpe_lab.grading.check.compression import REPLACE_CASES, check_replace_pair, replaced
 from bpe_lab.grading.check.encoding import check_lowest_ranked_pair, lowest_ranked
+from bpe_lab.grading.check.scale import NEXT_START_CASES, check_next_token_start, token_start_after
 from bpe_lab.grading.check.training import check_pair_count
 from bpe_lab.grading.check.wild import NUMBER_CASES, check_split_number, number_groups
 from bpe_lab.ui.steps import encode_steps
@@ -331,10 +333,62 @@ def test_split_number_check(capsys):
     fails(check_split_number, lambda number: [number[:3]], "the groups must join back to the number")
 
 
+# ------------------------------------------------------------ 08: next_token_start
+
+
+def next_token_start(data: bytes, guess: int, special_token: bytes) -> int:
+    at = data.find(special_token, guess)
+    return len(data) if at < 0 else at
+
+
+def test_token_start_after_is_pinned_to_hand_worked_cases_and_to_chunk_boundaries():
+    assert [token_start_after(*case) for case in NEXT_START_CASES] == [9, 28, 7, 28, 0, 8240, 7]
+    from bpe_lab.grading.check.scale import chunk_boundaries
+
+    data = b"one<|endoftext|>two three<|endoftext|>four five six<|endoftext|>"
+    size = len(data) // 4
+    cuts = sorted({0, len(data), *(token_start_after(data, i * size, b"<|endoftext|>") for i in (1, 2, 3))})
+    assert cuts == chunk_boundaries(data, 4, b"<|endoftext|>") == [0, 25, 51, 64]
+
+
+def test_next_token_start_check(capsys):
+    check_next_token_start(next_token_start)
+    assert capsys.readouterr().out.startswith("✔ next_token_start agrees with bpe_lab on 19 cases")
+    fails(check_next_token_start, raises_not_implemented, "next_token_start is not written yet")
+    fails(check_next_token_start, lambda data, guess, token: data.find(token, guess), "got -1: data.find returns -1")
+    fails(check_next_token_start, lambda data, guess, token: guess, "got 4: move the guess forward")
+
+    def after_it(data, guess, token):
+        at = data.find(token, guess)
+        return len(data) if at < 0 else at + len(token)
+
+    fails(check_next_token_start, after_it, "got 22: return where the special token starts, not where it ends")
+
+    def skipping(data, guess, token):
+        at = data.find(token, guess + 1)
+        return len(data) if at < 0 else at
+
+    fails(check_next_token_start, skipping, "expected 7, got 11: a special token that starts exactly at the guess")
+
+    def in_a_window(data, guess, token):
+        at = data.find(token, guess, guess + 4096)
+        return len(data) if at < 0 else at
+
+    fails(check_next_token_start, in_a_window, "expected 8240, got 8300: search all the rest of data")
+    fails(check_next_token_start, lambda data, guess, token: str(guess), "return one int")
+
+
 # ------------------------------------------------------------ the notebooks' cells
 
 ROOT = Path(__file__).resolve().parent.parent
-YOUR_TURNS = {"01": replace_pair, "02": pair_count, "03": lowest_ranked_pair, "04": pop_best, "07": split_number}
+YOUR_TURNS = {
+    "01": replace_pair,
+    "02": pair_count,
+    "03": lowest_ranked_pair,
+    "04": pop_best,
+    "07": split_number,
+    "08": next_token_start,
+}
 
 
 def _code_cells(path: Path) -> list[dict]:

@@ -30,7 +30,7 @@ Where each pattern comes from (``SOURCES`` says the same):
   (``"ok\\n  "``: ``ok``, ``\\n  ``), where Llama 3's cuts it after its
   last new line (``ok``, ``\\n``, ``  ``); ``tests/test_patterns.py`` pins
   both.
-- ``SEED_ZH_PATTERN``, ``SEED_JA_PATTERN``: the "multi-language support"
+- ``ZH_RANGE_PATTERN``, ``JA_RANGE_PATTERN``: the "multi-language support"
   patterns of the Chinese BPE tutorial "BPE算法解析与实现：从理论到工程实践"
   (AI智能范式网, 2026-08-17), section 3.3: one character of the
   ``[\\u4e00-\\u9fa5]`` range per piece, the range common in Chinese BPE tutorials.
@@ -39,7 +39,7 @@ Where each pattern comes from (``SOURCES`` says the same):
 ['I', "'", 'LL', ' pay', ' 1234567', ' now']
 >>> pretokenize_with("I'LL pay 1234567 now", "cl100k")
 ['I', "'LL", ' pay', ' ', '123', '456', '7', ' now']
->>> pretokenize_with("今天天气", SEED_ZH_PATTERN)
+>>> pretokenize_with("今天天气", ZH_RANGE_PATTERN)
 ['今', '天', '天', '气']
 
 A tokenizer is given a pattern by name or as a regex; ``resolve_pattern``
@@ -105,8 +105,8 @@ __all__ = [
     "CL100K_PATTERN",
     "O200K_PATTERN",
     "LLAMA3_PATTERN",
-    "SEED_ZH_PATTERN",
-    "SEED_JA_PATTERN",
+    "ZH_RANGE_PATTERN",
+    "JA_RANGE_PATTERN",
     "PATTERNS",
     "SOURCES",
     "SAFE_CUTS",
@@ -157,11 +157,11 @@ LLAMA3_PATTERN = (
 
 #: The Chinese tutorial's pattern: one character of U+4E00-U+9FA5 per
 #: piece, or a run of anything else but white space, or a run of white space.
-SEED_ZH_PATTERN = r"""[\u4e00-\u9fa5]|[^\u4e00-\u9fa5\s]+|\s+"""
+ZH_RANGE_PATTERN = r"""[\u4e00-\u9fa5]|[^\u4e00-\u9fa5\s]+|\s+"""
 
 #: The same tutorial's Japanese pattern: the same, with hiragana
 #: (U+3040-U+309F) and katakana (U+30A0-U+30FF) one character per piece too.
-SEED_JA_PATTERN = r"""[\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5]|[^\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5\s]+|\s+"""
+JA_RANGE_PATTERN = r"""[\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5]|[^\u3040-\u309F\u30A0-\u30FF\u4e00-\u9fa5\s]+|\s+"""
 
 #: The patterns by short name, oldest first.
 PATTERNS: dict[str, str] = {
@@ -193,8 +193,8 @@ SOURCES: dict[str, str] = {
     "cl100k": "openai/tiktoken, tiktoken_ext/openai_public.py, cl100k_base()",
     "o200k": "openai/tiktoken, tiktoken_ext/openai_public.py, o200k_base()",
     "llama3": "meta-llama/llama3, llama/tokenizer.py, Tokenizer.pat_str",
-    "seed_zh": "Chinese BPE tutorial 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
-    "seed_ja": "Chinese BPE tutorial 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
+    "zh_range": "Chinese BPE tutorial 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
+    "ja_range": "Chinese BPE tutorial 'BPE算法解析与实现：从理论到工程实践' (AI智能范式网, 2026), section 3.3",
 }
 
 

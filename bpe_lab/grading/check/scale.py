@@ -9,7 +9,8 @@ the usual mistakes to recognise them:
   the whole rest of the data, so that a token crossing a read window is not
   missed). It is *not* the package's ``bytelevel.train.chunk_bounds``, whose
   contract differs: that one aims at a chunk size, also cuts at safe spaces,
-  and reads a file in windows;
+  and reads a file in windows. ``token_start_after`` is its rule for one
+  guess, notebook 08's "your turn" (``check_next_token_start``);
 - ``chunk_counts`` counts the GPT-2 pre-tokens of one chunk, special tokens
   cut out first and never counted;
 - ``merged_counts`` adds the counts of all chunks, changing none of them;
@@ -73,6 +74,8 @@ __all__ = [
     "held_limit",
     "stream_tokenizer",
     "check_encode_stream",
+    "token_start_after",
+    "check_next_token_start",
 ]
 
 ENDOFTEXT = "<|endoftext|>"
@@ -247,6 +250,66 @@ def _where(expected: list[int], got: list[int], data: bytes, n: int, token: byte
     return (
         f": you skipped the special token at byte {missing}, the first at or after the guess {guess} "
         f"(i * (len(data) // num_chunks)); if you read the data in windows, a token can cross the end of one"
+    )
+
+
+# ------------------------------------------- notebook 08's "your turn": one cut moved forward
+
+
+def token_start_after(data: bytes, guess: int, special_token: bytes) -> int:
+    """The reference for ``next_token_start``: where the first
+    ``special_token`` at or after ``guess`` starts, ``len(data)`` when none
+    does (``chunk_boundaries``' rule for one guess)."""
+    found = data.find(special_token, guess)
+    return len(data) if found == -1 else found
+
+
+#: (data, guess, special token), worked by hand: the guess inside a token (the next one counts), a token
+#: exactly at the guess, none after it, one far beyond a 4096-byte read window, another special token first
+NEXT_START_CASES: list[tuple[bytes, int, bytes]] = [
+    (b"low lower<|endoftext|>lowest<|endoftext|>low", 4, _EOT),  # -> 9
+    (b"low lower<|endoftext|>lowest<|endoftext|>low", 14, _EOT),  # inside the first token -> 28
+    (b"0123456<|>9<|>", 7, b"<|>"),  # exactly at the guess -> 7
+    (b"no special token here at all", 5, _EOT),  # none -> 28
+    (b"<|endoftext|>starts with one", 0, _EOT),  # -> 0
+    (b"a" * 8240 + _EOT + b"b" * 47, 4000, _EOT),  # beyond guess + 4096 -> 8240
+    (b"x<|a|>y<|b|>z" * 3, 1, b"<|b|>"),  # only the given token -> 7
+]
+
+
+def _next_start_hint(expected: int, got: object, data: bytes, guess: int, token: bytes) -> str:
+    if not isinstance(got, int) or isinstance(got, bool):
+        return ": return one int, a byte offset into data"
+    if got == -1:
+        return ": data.find returns -1 when no special token follows the guess; return len(data) then"
+    if got == guess:
+        return ": move the guess forward to where a special token starts: data.find(special_token, guess)"
+    if got == expected + len(token):
+        return ": return where the special token starts, not where it ends: it then begins the next chunk"
+    if got < guess:
+        return ": search forward from the guess, not backwards"
+    if expected == guess:
+        return ": a special token that starts exactly at the guess counts: search from guess itself, not guess + 1"
+    if expected - guess > 4096:
+        return ": search all the rest of data (data.find(special_token, guess)), not a window after the guess"
+    return ": the first special token at or after the guess starts there"
+
+
+def check_next_token_start(fn: Callable[[bytes, int, bytes], int]) -> None:
+    """``fn(data, guess, special_token) -> offset`` equal to ``token_start_after``."""
+    generator, docs = rng(), _docs()
+    cases = list(NEXT_START_CASES)
+    for _ in range(12):
+        start = generator.randrange(len(docs) - 6000)
+        piece = docs[start : start + generator.randint(200, 6000)]
+        cases.append((piece, generator.randrange(len(piece)), _EOT))
+    verdict = compare(token_start_after, _next_start_hint, expected_shown=repr)
+    run_cases(
+        "next_token_start",
+        fn,
+        cases,
+        verdict,
+        shown=lambda data, guess, token: f"{short(data, 60)}, {guess}, {token!r}",
     )
 
 

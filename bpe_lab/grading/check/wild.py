@@ -1,4 +1,4 @@
-"""Chapter 07's checks: cl100k's digits in GPT-2's pattern, the seed Chinese pattern fixed, tokens never emitted.
+"""Chapter 07's checks: cl100k's digits in GPT-2's pattern, the Chinese range pattern fixed, tokens never emitted.
 
 What this adds to ``runner``: references for three findings of notebook 07,
 written here because the package's helpers there (``core.patterns``,
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from bpe_lab.core.corpora import python_docs
-from bpe_lab.core.patterns import CL100K_PATTERN, SEED_ZH_PATTERN, pretokenize_with
+from bpe_lab.core.patterns import CL100K_PATTERN, ZH_RANGE_PATTERN, pretokenize_with
 from bpe_lab.core.pretokenize import GPT2_PATTERN
 from bpe_lab.grading.check.runner import compare, rng, run_cases, short
 from bpe_lab.grading.check.variants import SEED_RANGE, han_words_learned
@@ -216,9 +216,9 @@ def check_pretokenize_digits(fn: Pretokenizer) -> None:
     run_cases("pretokenize_digits", fn, [(t,) for t in texts], verdict, shown=lambda text: short(text, 40))
 
 
-# ------------------------------------------------------------ 2. the seed Chinese pattern, fixed
+# ------------------------------------------------------------ 2. the tutorial's Chinese range pattern, fixed
 
-#: Han characters outside the seed range on purpose: 䶮 and 㐀 (Extension A), 豈 (a compatibility
+#: Han characters outside U+4E00-U+9FA5 on purpose: 䶮 and 㐀 (Extension A), 豈 (a compatibility
 #: ideograph), 𠮷 (U+20BB7, plane 2), 龦 (after U+9FA5), 〇 (Han, but a number, not a letter).
 _ZH_TEXTS = [
     "刘䶮是南汉的皇帝。",
@@ -230,7 +230,7 @@ _ZH_TEXTS = [
 _ZH_TEXTS += ["我们\n\n他们  ", "々", ""]
 
 
-def _seed_hint(char: str) -> str:
+def _range_hint(char: str) -> str:
     """What may be special about a Han character that was cut off or glued on."""
     if not _is(_HAN, char):
         return ""
@@ -254,7 +254,7 @@ _ONE_BY_ONE = (
 
 
 def _zh_hint(expected: list[str], got: object, text: str) -> str:
-    hint = _shape_hint(got, text, _seed_hint)
+    hint = _shape_hint(got, text, _range_hint)
     if hint is not None or not isinstance(got, list):
         return hint or ""
     at, extra = _first_difference(expected, got)
@@ -263,7 +263,7 @@ def _zh_hint(expected: list[str], got: object, text: str) -> str:
     if extra and all(han):
         return (
             f": {before!r} and {after!r} (offset {at}) are both Han characters, and a run of them is one piece"
-            f"{_seed_hint(after) or _seed_hint(before) or _ONE_BY_ONE}"
+            f"{_range_hint(after) or _range_hint(before) or _ONE_BY_ONE}"
         )
     if not extra and before.isspace() != after.isspace():
         return f": white space is a run of its own, \\s+, but you join {before!r} and {after!r} (offset {at})"
@@ -272,7 +272,7 @@ def _zh_hint(expected: list[str], got: object, text: str) -> str:
         return (
             f": you join {before!r} and {after!r} (offset {at}), but a run of Han characters is a piece of its own: "
             rf"the branch for the other characters must stop at every Han character, [^\p{{Han}}\s]+"
-            f"{_seed_hint(char)}"
+            f"{_range_hint(char)}"
         )
     if extra and not any(han) and not (before.isspace() or after.isspace()):
         return (
@@ -291,10 +291,10 @@ def check_pretokenize_zh(fn: Pretokenizer) -> None:
     verdict = compare(zh_pieces, _zh_hint, expected_shown=repr)
     run_cases("pretokenize_zh", fn, [(t,) for t in texts], verdict, shown=lambda text: short(text, 40))
     words = han_words_learned(fn, 100)
-    seed = han_words_learned(_findall(SEED_ZH_PATTERN), 100)
+    with_range = han_words_learned(_findall(ZH_RANGE_PATTERN), 100)
     print(
         f"  with it, 100 merges on parallel_sentences('zh') learn {len(words)} tokens of 2+ Han characters "
-        f"({', '.join(words[:6])}); with the [\\u4e00-\\u9fa5] pattern, {len(seed)}"
+        f"({', '.join(words[:6])}); with the [\\u4e00-\\u9fa5] pattern, {len(with_range)}"
     )
 
 
