@@ -7,5 +7,6 @@ and what was handed in): running it where it can harm nothing.
 kernel sees; ``jail`` and ``distributions`` build the bubblewrap walls
 from an allow-list; ``sandbox``, ``launch``, ``wire``, ``budget`` and
 ``reaper`` start the kernel, bound what it sends, what it uses and what
-it leaves; ``probe`` and ``visible`` bring back its values as plain data.
+it leaves; ``probe`` and ``visible`` bring back its values as plain data,
+through ``in_kernel``, the module the kernel runs for them.
 """
