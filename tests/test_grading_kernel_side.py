@@ -6,8 +6,9 @@ solution, with every generated case of a student: once the solution's own
 visible-check lines are set aside, each statement is one call of a function
 of the kernel-side module ``run.in_kernel``, whose arguments are literals
 and, for ``run_hidden``, lambdas each around one hidden call (an expression
-of the solution's hidden tests or of a generated case) or around one
-``visible_call`` with a literal's text. No ``def``, ``class``, ``for``,
+of the solution's hidden tests or of a generated case) or around one of a
+visible check's calls in one of three fixed shapes, its arguments sent as
+one string of data (``in_kernel.arguments``). No ``def``, ``class``, ``for``,
 ``try`` or ``import`` is built in a string; the module itself is read by
 ruff and mypy with the rest of the package.
 """
@@ -31,7 +32,7 @@ from bpe_lab.grading.cases.generated import with_generated
 from bpe_lab.grading.run import in_kernel
 from bpe_lab.grading.run.assembly import assemble
 from bpe_lab.grading.run.measure import plan_of, planned
-from bpe_lab.grading.run.probe import probe_source
+from bpe_lab.grading.run.probe import KERNEL, probe_source
 from bpe_lab.grading.run.reach import WHOLE
 from bpe_lab.grading.run.sandbox import RESULT_MIME
 from bpe_lab.grading.run.visible import record
@@ -75,7 +76,7 @@ def problems(source: str, own: str, calls: list[str], names: set[str]) -> list[s
     """What in ``source`` (a cell the grader sends) is not a call of ``in_kernel``
     with data: ``own``, the solution's visible-check text, is set aside;
     ``calls``: the hidden calls a lambda may hold; ``names``: the learner
-    functions a ``visible_call`` may name."""
+    functions a visible check's call may name."""
     found = []
     mine = [ast.dump(s) for s in ast.parse(own).body] if own else []
     for stmt in ast.parse(source).body:
@@ -101,15 +102,60 @@ def problems(source: str, own: str, calls: list[str], names: set[str]) -> list[s
         for case in cases.elts:
             if not (isinstance(case, ast.Lambda) and not case.args.args):
                 found.append(f"a case is not a lambda of no argument: {ast.unparse(case)[:80]}")
-            elif kernel_function(case.body) == "visible_call":
-                body = case.body
-                assert isinstance(body, ast.Call)
-                first, *data = [*body.args, *(k.value for k in body.keywords)]
-                if not (isinstance(first, ast.Name) and first.id in names) or not all(map(_literal, data)):
-                    found.append(f"visible_call sent with {ast.unparse(body)[:120]}")
+            elif _visible_shape(case.body, names):
+                continue
             elif not any(_same(ast.unparse(case.body), c) for c in calls):
                 found.append(f"a lambda holds what is no hidden call: {ast.unparse(case.body)[:120]}")
     return found
+
+
+def _data(node: ast.expr) -> bool:
+    """Whether ``node`` is one string of data for ``in_kernel.arguments`` (never run)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return False
+    return _literal(ast.parse(node.value, mode="eval").body)
+
+
+def _visible_shape(node: ast.expr, names: set[str]) -> bool:
+    """Whether ``node`` is a visible check's call as ``visible`` sends it:
+    ``NAME(*K.arguments(DATA))``, ``(lambda a: (NAME(*a), K.states(a)))(K.arguments(DATA))``
+    or ``K.through(HELPER, NAME, DATA)``."""
+
+    def built(arg: ast.expr) -> bool:
+        called = isinstance(arg, ast.Call) and kernel_function(arg) == "arguments"
+        return called and len(arg.args) == 1 and _data(arg.args[0])  # type: ignore[attr-defined]
+
+    def learner(arg: ast.expr) -> bool:
+        return isinstance(arg, ast.Name) and arg.id in names
+
+    if not isinstance(node, ast.Call) or node.keywords:
+        return False
+    if kernel_function(node) == "through":
+        if len(node.args) != 3:
+            return False
+        helper, function, data = node.args
+        return isinstance(helper, ast.Constant) and learner(function) and _data(data)
+    if learner(node.func) and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+        return built(node.args[0].value)
+    if isinstance(node.func, ast.Lambda) and len(node.args) == 1 and built(node.args[0]):
+        return _after_body(node.func, names)
+    return False
+
+
+def _after_body(function: ast.Lambda, names: set[str]) -> bool:
+    """Whether ``function`` is ``lambda a: (NAME(*a), K.states(a))``."""
+    body = function.body
+    if [a.arg for a in function.args.args] != ["a"] or not isinstance(body, ast.Tuple) or len(body.elts) != 2:
+        return False
+    call, state = body.elts
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id in names
+        and ast.unparse(call) == f"{call.func.id}(*a)"
+        and kernel_function(state) == "states"
+        and ast.unparse(state).endswith(".states(a)")
+    )
 
 
 @functools.cache
@@ -129,7 +175,6 @@ def _sent(name: str) -> list[tuple[str, str, str, list[str], set[str]]]:
             continue
         task = by_id[step.grade_id]
         calls = [c.call for c in task.cases] + [t for c in task.cases if (p := plan_of(c.call)) for t, _, _ in p.timed]
-        calls += list(task.checked)
         for label, source in ((f"{step.grade_id} visible", step.visible), (step.grade_id, step.source)):
             if not source:
                 continue
@@ -169,6 +214,11 @@ def test_a_cell_with_code_of_its_own_is_refused():
     ]
     sneaky = probe_source(["f(1)"], []).replace("lambda: (f(1))", "lambda: (exec('import os'))")
     assert problems(sneaky, "", ["f(1)"], set()) == ["a lambda holds what is no hidden call: exec('import os')"]
+    visible = probe_source(["f(*" + KERNEL + ".arguments(\"(('value', 1),)\"))"], [])
+    assert problems(visible, "", [], {"f"}) == []
+    code = visible.replace("(('value', 1),)", "__import__('os')")
+    refused = f"a lambda holds what is no hidden call: f(*{KERNEL}.arguments(\"__import__('os')\"))"
+    assert problems(code, "", [], {"f"}) == [refused]
 
 
 def test_the_kernel_module_is_whole_in_every_view():
@@ -200,6 +250,27 @@ def test_the_probe_runs_each_call_guarded_and_forgets_its_cell(monkeypatch):
         }
     ]
     assert set(namespace) == {"f", "g", "__builtins__"}  # the cell bound no name of its own
+
+
+def test_a_visible_call_is_built_from_data_in_the_kernel():
+    """The arguments travel as the text of plain data, read with ast.literal_eval: a Counter is built
+    as one, a traced corpus is check.traced_corpus's, and code in the text is never run."""
+    from bpe_lab.grading.check import TracedWords
+    from bpe_lab.grading.run.visible import encoded
+
+    sent = encoded(([Counter({"a": 2}), Counter()], "x"))
+    assert sent == "(('list', [('counter', {'a': 2}), ('counter', {})]), ('value', 'x'))"
+    assert in_kernel.arguments(sent) == ([Counter({"a": 2}), Counter()], "x")
+    assert [type(c) for c in in_kernel.arguments(sent)[0]] == [Counter, Counter]
+    corpus = in_kernel.arguments("(('traced_corpus', 2),)")
+    (state,) = in_kernel.states(corpus)
+    assert isinstance(corpus[0], TracedWords) and state == corpus[0].state() and isinstance(state, tuple)
+    words = in_kernel.built(("traced_words", [(("a",), 1)]))
+    assert isinstance(words, TracedWords) and words.plain() == [(("a",), 1)]
+    with pytest.raises(ValueError, match="malformed node"):
+        in_kernel.arguments("(__import__('os').system('true'),)")
+    with pytest.raises(ValueError, match="check has no results helper 'os.system'"):
+        in_kernel.through("os.system", print, "()")
 
 
 def test_the_kernel_module_refuses_what_is_not_its_data():

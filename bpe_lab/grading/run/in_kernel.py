@@ -16,12 +16,15 @@ cells; ``tests/test_grading_kernel_side.py`` parses every one of them):
   hidden call: the calls are the solution's expressions) called with
   ``forbid`` guarded, and what it gave published as one list of small
   dicts of display data of type ``mime`` (``probe`` says what each holds);
-- ``visible_call(function, args, ...)``: one call a visible self-check made
-  on the solution, made again on the learner's ``function``; ``args`` is
-  the text of plain data (read with ``ast.literal_eval``, never run) that
-  says how to build each argument (``visible.encoded``): a value, a small
-  text file, a byte-level tokenizer, ``Counter``s, chapter 04's traced
-  words.
+- ``arguments(data)``, ``states(values)`` and ``through(helper, function,
+  data)``: what a visible self-check's call made on the solution needs to
+  be made again on the learner's function (``visible.Visible.sources``):
+  ``data`` is the text of plain data (read with ``ast.literal_eval``, never
+  run) that says how to build each argument (``visible.encoded``): a value,
+  a small text file, a byte-level tokenizer, ``Counter``s, chapter 04's
+  traced words. The learner's function is called from the cell's own
+  ``lambda``, as a hidden call is (``NAME(*arguments(DATA))``), or by the
+  results helper of ``check`` that its self-check goes through.
 
 Everything here runs in the learner's kernel, so what it sends back is
 the kernel's word: the grader believes it only where it costs points
@@ -43,7 +46,17 @@ from typing import Any
 from bpe_lab.grading.check.guard import guard
 from bpe_lab.grading.check.hidden import NotPlain, TooLarge, write_plain
 
-__all__ = ["MAX_TYPE", "MAX_ERROR", "forget_cell", "run_hidden", "result_of", "visible_call", "built"]
+__all__ = [
+    "MAX_TYPE",
+    "MAX_ERROR",
+    "forget_cell",
+    "run_hidden",
+    "result_of",
+    "arguments",
+    "states",
+    "through",
+    "built",
+]
 
 #: The longest type name and error line a result carries.
 MAX_TYPE, MAX_ERROR = 200, 300
@@ -132,29 +145,39 @@ def built(part: Any) -> Any:
             "traced_corpus": check.traced_corpus,
         }
         return makers[kind](part[1])
-    raise ValueError(f"visible_call: cannot build an argument from {str(part)[:80]!r}")
+    raise ValueError(f"arguments: cannot build an argument from {str(part)[:80]!r}")
 
 
-def visible_call(function: Callable[..., Any], args: str, helper: str = "", after: bool = False) -> Any:
-    """``function(*ARGS)``, ARGS built from ``args`` (the text of a tuple of
-    ``built``'s parts, read with ``ast.literal_eval``); through
-    ``check.HELPER(function, *ARGS)`` for a results ``helper``; ``after``:
-    the value and each argument as it is after the call (traced words as
-    what they recorded, ``TracedWords.state``)."""
-    parts = ast.literal_eval(args)
+def arguments(data: str) -> tuple[Any, ...]:
+    """The arguments ``data`` describes (the text of a tuple of ``built``'s
+    parts, read with ``ast.literal_eval``), built.
+
+    >>> arguments("(('value', 'ab'), ('counter', {'a': 2}))")
+    ('ab', Counter({'a': 2}))
+    """
+    if not isinstance(data, str):
+        raise TypeError(f"arguments: data must be the text of a tuple, not a {type(data).__name__}")
+    parts = ast.literal_eval(data)
     if not isinstance(parts, tuple):
-        raise TypeError(f"visible_call: args must be the text of a tuple, not of a {type(parts).__name__}")
-    values = tuple(built(part) for part in parts)
-    if helper:
-        from bpe_lab.grading import check
+        raise TypeError(f"arguments: data must be the text of a tuple, not of a {type(parts).__name__}")
+    return tuple(built(part) for part in parts)
 
-        through = getattr(check, helper, None) if helper.isidentifier() and not helper.startswith("_") else None
-        if not callable(through):
-            raise ValueError(f"visible_call: check has no results helper {helper[:80]!r}")
-        return through(function, *values)
-    value = function(*values)
-    if not after:
-        return value
+
+def states(values: tuple[Any, ...]) -> list[Any]:
+    """Each of ``values`` as it is after a call: traced words as what they
+    recorded (``TracedWords.state``), anything else as it is."""
     from bpe_lab.grading import check
 
-    return value, [x.state() if isinstance(x, check.TracedWords) else x for x in values]
+    return [value.state() if isinstance(value, check.TracedWords) else value for value in values]
+
+
+def through(helper: str, function: Callable[..., Any], data: str) -> Any:
+    """``check.HELPER(function, *arguments(data))``: a results helper of
+    ``check`` (``check.runner.results``) calls the learner's function and
+    returns plain data."""
+    from bpe_lab.grading import check
+
+    found = getattr(check, helper, None) if helper.isidentifier() and not helper.startswith("_") else None
+    if not callable(found):
+        raise ValueError(f"through: check has no results helper {helper[:80]!r}")
+    return found(function, *arguments(data))

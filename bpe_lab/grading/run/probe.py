@@ -57,19 +57,19 @@ KERNEL = "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden'])"
 
 
 def kernel_call(function: str, *args: str) -> str:
-    """One statement of a cell: ``in_kernel.FUNCTION(ARGS)`` (``args``: source text).
+    """One expression: ``in_kernel.FUNCTION(ARGS)`` (``args``: source text).
 
-    >>> print(kernel_call("forget_cell"), end="")
-    __import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden']).forget_cell()
+    >>> kernel_call("forget_cell")
+    "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden']).forget_cell()"
     """
     if not function.isidentifier():
         raise ValueError(f"kernel_call: {function!r} is not a function's name")
-    return f"{KERNEL}.{function}({', '.join(args)})\n"
+    return f"{KERNEL}.{function}({', '.join(args)})"
 
 
 #: Takes the cell it begins out of ``linecache`` (``in_kernel.forget_cell``): the probe begins
 #: with it, and so may any cell that holds hidden calls, before code that could fail first.
-FORGET_CELL = kernel_call("forget_cell")
+FORGET_CELL = kernel_call("forget_cell") + "\n"
 
 
 def probe_source(calls: list[str], forbid: tuple[str, ...] | list[str]) -> str:
@@ -90,4 +90,4 @@ def probe_source(calls: list[str], forbid: tuple[str, ...] | list[str]) -> str:
         if (plan := plan_of(call)) is not None
     }
     run = kernel_call("run_hidden", f"[{lambdas}\n]", repr(forbidden), repr(RESULT_MIME))
-    return FORGET_CELL + run + marks(calls, timed)
+    return FORGET_CELL + run + "\n" + marks(calls, timed)
