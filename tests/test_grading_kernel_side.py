@@ -31,6 +31,7 @@ from bpe_lab.grading.authoring.tasks import Task, load_tasks
 from bpe_lab.grading.cases.generated import with_generated
 from bpe_lab.grading.run import in_kernel
 from bpe_lab.grading.run.assembly import assemble
+from bpe_lab.grading.run.kernel_package import notebook_roots, view
 from bpe_lab.grading.run.measure import plan_of, planned
 from bpe_lab.grading.run.probe import KERNEL, probe_source
 from bpe_lab.grading.run.reach import WHOLE
@@ -221,8 +222,21 @@ def test_a_cell_with_code_of_its_own_is_refused():
     assert problems(code, "", [], {"f"}) == [refused]
 
 
-def test_the_kernel_module_is_whole_in_every_view():
+def test_the_kernel_module_is_whole_in_every_view_and_its_check_is_names_only(tmp_path):
+    """The view's ``bpe_lab.grading.check`` (written by the grader) holds no
+    code of its own: imports and ``check_X = _no_check``, what they name
+    being module code (``in_kernel``), kept whole with it."""
     assert MODULE in WHOLE
+    solution = nbformat.read(SOLUTIONS / "03_encoding.ipynb", as_version=4)
+    copy, _ = view(notebook_roots(solution), tmp_path)
+    assert (copy / "grading" / "run" / "in_kernel.py").read_bytes() == Path(in_kernel.__file__).read_bytes()
+    tree = ast.parse((copy / "grading" / "check" / "__init__.py").read_text(encoding="utf-8"))
+    docstring, *body = tree.body
+    assert isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant)
+    aliases = [s for s in body if isinstance(s, ast.Assign)]
+    assert all(isinstance(s, (ast.Import, ast.ImportFrom)) for s in body if not isinstance(s, ast.Assign))
+    assert {ast.unparse(s.value) for s in aliases} == {"_no_check"}
+    assert {ast.unparse(t) for s in aliases for t in s.targets} >= {"check_encode_word", "check_decode"}
 
 
 def test_the_probe_runs_each_call_guarded_and_forgets_its_cell(monkeypatch):

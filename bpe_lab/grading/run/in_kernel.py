@@ -24,7 +24,10 @@ cells; ``tests/test_grading_kernel_side.py`` parses every one of them):
   a small text file, a byte-level tokenizer, ``Counter``s, chapter 04's
   traced words. The learner's function is called from the cell's own
   ``lambda``, as a hidden call is (``NAME(*arguments(DATA))``), or by the
-  results helper of ``check`` that its self-check goes through.
+  results helper of ``check`` that its self-check goes through;
+- ``no_check`` and ``InertHiddenCases``: what the kernel's
+  ``bpe_lab.grading.check`` (``kernel_package.KERNEL_CHECK``) has for each
+  ``check_*`` and for ``HiddenCases``: they decide nothing there.
 
 Everything here runs in the learner's kernel, so what it sends back is
 the kernel's word: the grader believes it only where it costs points
@@ -56,6 +59,8 @@ __all__ = [
     "states",
     "through",
     "built",
+    "no_check",
+    "InertHiddenCases",
 ]
 
 #: The longest type name and error line a result carries.
@@ -181,3 +186,27 @@ def through(helper: str, function: Callable[..., Any], data: str) -> Any:
     if not callable(found):
         raise ValueError(f"through: check has no results helper {helper[:80]!r}")
     return found(function, *arguments(data))
+
+
+def no_check(*args: Any, **kwargs: Any) -> None:
+    """A self-check in a grading kernel: it decides nothing (bpe-lab's grader
+    runs its cases itself, calling the learner's function in this kernel
+    with plain arguments and judging the values in its own process)."""
+    return None
+
+
+class InertHiddenCases:
+    """``check.HiddenCases`` in a grading kernel: counts nothing, scores
+    nothing (the grader reads hidden tests from the solution and never runs
+    them as written)."""
+
+    def __init__(self, *, points: float) -> None:
+        self.points = points
+
+    def expect(self, call: Any, expected: Any) -> None:
+        """Nothing: the case is the grader's to run."""
+        return None
+
+    def score(self) -> float:
+        """Nothing scored here."""
+        return 0.0
