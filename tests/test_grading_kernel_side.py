@@ -239,12 +239,17 @@ def test_the_kernel_module_is_whole_in_every_view_and_its_check_is_names_only(tm
     assert {ast.unparse(t) for s in aliases for t in s.targets} >= {"check_encode_word", "check_decode"}
 
 
-def test_the_probe_runs_each_call_guarded_and_forgets_its_cell(monkeypatch):
+def test_the_probe_is_two_calls_that_run_each_call_guarded_and_forget_the_cell(monkeypatch):
+    """The probe's cell is the module's forget_cell() and run_hidden(...), and
+    keeps what the cell built in a string did: the cell out of linecache
+    before any call, forbidden functions guarded, errors as one line."""
     published: list[dict[str, Any]] = []
     monkeypatch.setattr(IPython.display, "publish_display_data", published.append)
     import linecache
 
     source = probe_source(["f(2)", "g()", "1 / 0"], ["bpe_lab.core.train.count_pairs"])
+    functions = [kernel_function(stmt.value) for stmt in ast.parse(source).body if isinstance(stmt, ast.Expr)]
+    assert functions == ["forget_cell", "run_hidden"] and len(ast.parse(source).body) == 2
     filename = "<cell 7>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"f": lambda x: [x, (x,)], "g": lambda: __import__("bpe_lab").count_pairs({("a", "b"): 1})}
