@@ -539,7 +539,7 @@ def test_test_cells_come_from_the_solution_whatever_the_submission_did():
     steps = assemble(solution, tampered)
     tests = [s for s in steps if s.role == "test"]
     assert {s.grade_id for s in tests} == {"03_encoding_encode_word", "03_encoding_decode"}
-    assert all("__bpe_lab_probe" in s.source for s in tests)
+    assert all(".run_hidden([" in s.source for s in tests)
 
 
 # ------------------------------------------------------------ nothing left behind

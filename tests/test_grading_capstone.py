@@ -32,7 +32,8 @@ from bpe_lab.grading.check.capstone import EOT, LANGUAGES, split_five_languages,
 from bpe_lab.grading.check.guard import resolve
 from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.run import jail
-from bpe_lab.grading.run.visible import record, sent, verdict
+from bpe_lab.grading.run.probe import KERNEL
+from bpe_lab.grading.run.visible import record, verdict
 
 tiktoken = pytest.importorskip("tiktoken")
 
@@ -78,8 +79,9 @@ def test_the_solution_passes_its_checks_and_the_grader_judges_every_case():
     assert cases == {"split_specials": 11, "train": 9, "my_tokenizer": 4}, cases
     assert not any(v.partial for v in visible.values())
     mine = visible["10_capstone_my_tokenizer"]
-    args = [call.args for call in mine.calls]  # each call's arguments, sent as they are or as one string (sent)
-    assert mine.sources() == tuple(f"check.my_tokenizer_results(MyTokenizer, *{sent(a)})" for a in args)
+    args = [call.args for call in mine.calls]  # each call's arguments, as shown; sent as data (call.data)
+    helper = "'my_tokenizer_results', MyTokenizer"
+    assert mine.sources() == tuple(f"{KERNEL}.through({helper}, {c.data!r})" for c in mine.calls)
     assert args[0].startswith("('gpt2', ['Hello world<|endoftext|>")
     assert max(len(a) for a in args) < 20_000  # GPT-2's 50,257 tokens are not sent
 

@@ -25,8 +25,9 @@ from bpe_lab.grading.check import traced_corpus
 from bpe_lab.grading.check.hidden import write_plain
 from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.run.kernel_package import notebook_roots, view
+from bpe_lab.grading.run.probe import KERNEL
 from bpe_lab.grading.run.reach import reached
-from bpe_lab.grading.run.visible import literal, record, sent, verdict
+from bpe_lab.grading.run.visible import encoded, literal, record, verdict
 
 NOTEBOOKS = {p.stem: nbformat.read(p, as_version=4) for p in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))}
 
@@ -340,7 +341,8 @@ def test_the_solution_records_every_case_and_passes_its_replay(recorded):
     encode = recorded["03_encoding_encode_word"]
     assert encode.function == "encode_word" and encode.line == "check.check_encode_word(encode_word)"
     assert len(encode.sources()) == len(encode.calls) == 21  # 6 fixed words and 15 random ones
-    assert encode.sources()[0].startswith("encode_word(*('lowest', [('e', 's'), ")
+    first = "(('value', 'lowest'), ('value', [('e', 's'), "
+    assert encode.sources()[0].startswith(f'encode_word(*{KERNEL}.arguments("{first}')
     assert verdict(encode, [_as_kernel(c.value) for c in encode.calls]) == ""
 
 
@@ -427,15 +429,20 @@ def test_a_check_is_judged_up_to_its_first_input_that_is_not_plain_data():
     merge, train = checks["04_complexity_merge_indexed"], checks["04_complexity_train_indexed"]
     # instrumented words are built in the kernel by the call's text, which sends back what they recorded
     assert len(merge.sources()) == len(merge.calls) and not merge.partial
-    assert all(s.startswith("(lambda a: (merge_indexed(*a), [x.state()") for s in merge.sources())
-    assert len(train.sources()) == len(train.calls) and "check.traced_corpus(400), 40" in train.sources()[-1]
+    after = f"(lambda a: (merge_indexed(*a), {KERNEL}.states(a)))({KERNEL}.arguments("
+    assert all(s.startswith(after) for s in merge.sources())
+    assert train.sources()[-1].endswith(".arguments(\"(('traced_corpus', 400), ('value', 40))\"))")
     assert literal((TracedWords([(("a",), 1)]),)) == "(check.TracedWords([(('a',), 1)]),)"
+    assert encoded((TracedWords([(("a",), 1)]),)) == "(('traced_words', [(('a',), 1)]),)"
     production = NOTEBOOKS["09_production"]  # a pipeline is not plain data: its check's results helper sends ids
     pipeline = record(production, load_tasks(production))["09_production_build_pipeline"]
     assert len(pipeline.sources()) == 3 and not pipeline.partial
     args = [call.args for call in pipeline.calls]
     assert all(a.startswith("(__import__('bpe_lab').Tokenizer({0: b'\\x00'") for a in args)
-    assert pipeline.sources() == tuple(f"check.pipeline_results(build_pipeline, *{sent(a)})" for a in args)
+    data = [call.data for call in pipeline.calls]
+    assert all(d is not None and d.startswith("(('tokenizer', {0: b'\\x00'") for d in data)
+    helper = "'pipeline_results', build_pipeline"
+    assert pipeline.sources() == tuple(f"{KERNEL}.through({helper}, {d!r})" for d in data)
     assert literal(([1], (2,), {3: b"x"})) == "([1], (2,), {3: b'x'})" and literal((object(),)) is None
     counters = literal(([Counter({"a": 2}), Counter()],))
     assert counters is not None and eval(counters) == ([Counter({"a": 2}), Counter()],)

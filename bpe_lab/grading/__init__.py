@@ -29,7 +29,8 @@ submission meets them (each stage imports only the ones before it):
   large frames, with limits per process and one budget for all its
   processes, its processes reaped), ``probe`` and ``visible`` (its values
   read back as plain data, the visible self-check's cases decided in the
-  grader);
+  grader), ``in_kernel`` (what the kernel runs for them: module code, kept
+  whole in its view, that the cells they send only call, with data);
 - ``score/``: ``judge``, ``task_score`` (scores and partial credit, decided
   in the grader, never on the kernel's word), ``report``, ``feedback`` (the
   gradebook and the feedback a learner may see), ``similarity``,

@@ -8,5 +8,7 @@ kernel sees; ``jail`` (whose docstring holds the threat model),
 ``distributions`` and ``syscalls`` build the bubblewrap walls and the
 seccomp filter from allow-lists; ``sandbox``, ``launch``, ``wire``,
 ``budget``, ``cgroups`` and ``reaper`` start the kernel, bound what it
-sends, what it uses and what it leaves; ``probe`` and ``visible`` bring back its values as plain data.
+sends, what it uses and what it leaves; ``probe`` and ``visible`` bring
+back its values as plain data, through ``in_kernel``, the module the
+kernel runs for them.
 """

@@ -14,11 +14,13 @@ a copy of the package in which
   root reaches them, and what only they reach goes too;
 - the instructor's modules (the grader, its cases, the command line, the
   benchmarks) raise ``ImportError`` when imported;
-- ``grading.launch``, ``grading.guard`` and ``grading.check.hidden`` (the
-  kernel's launcher, the probe's guard and writer) stay whole;
-- ``bpe_lab.grading.check`` is ``KERNEL_CHECK``: ``check_*`` that decide
-  nothing (the grader runs their cases itself, ``visible``), an inert
-  ``HiddenCases``, and the chapter modules' helpers (kept if reached;
+- ``grading.run.launch``, ``grading.run.in_kernel``, ``grading.check.guard``
+  and ``grading.check.hidden`` (the kernel's launcher, what it runs for
+  the grader, the probe's guard and writer) stay whole (``reach.WHOLE``);
+- ``bpe_lab.grading.check`` is ``KERNEL_CHECK``, names only: ``check_*``
+  that decide nothing (``in_kernel.no_check``: the grader runs their cases
+  itself, ``visible``), an inert ``HiddenCases`` (``in_kernel``'s), and
+  the chapter modules' helpers (kept if reached;
   ``HELPERS`` roots the ones the grader's calls use: 08's, 09's and 10's
   results helpers, which call the learner's streaming encoder, pipeline,
   processor or class and send back plain data). Should a check some of
@@ -86,7 +88,8 @@ HELPERS: tuple[Name, ...] = (
     ("bpe_lab.grading.check", "my_tokenizer_results"),
 )
 
-#: What ``from bpe_lab.grading import check`` gives a grading kernel.
+#: What ``from bpe_lab.grading import check`` gives a grading kernel: names only (imports and
+#: aliases); what they name is module code (``in_kernel.no_check``, ``in_kernel.InertHiddenCases``).
 KERNEL_CHECK = '''"""The self-checks as a grading kernel sees them: they decide nothing.
 
 In a grading kernel the ``check_*`` functions do nothing: bpe-lab's grader
@@ -98,29 +101,11 @@ tests from the solution and never runs them as written.
 
 from __future__ import annotations
 
-from typing import Any
-
 from bpe_lab.grading.check.runner import CheckFailed
+from bpe_lab.grading.run.in_kernel import InertHiddenCases as HiddenCases
+from bpe_lab.grading.run.in_kernel import no_check as _no_check
 
 {imports}
-
-
-class HiddenCases:
-    """Inert: counts nothing, scores nothing."""
-
-    def __init__(self, *, points: float) -> None:
-        self.points = points
-
-    def expect(self, call: Any, expected: Any) -> None:
-        return None
-
-    def score(self) -> float:
-        return 0.0
-
-
-def _no_check(*args: Any, **kwargs: Any) -> None:
-    return None
-
 
 {checks}
 '''

@@ -1,10 +1,13 @@
 """What a grading kernel runs for the hidden calls, and the plain data it sends back.
 
-What this adds over ``tasks`` (the hidden cases as data): the code that runs
+What this adds over ``tasks`` (the hidden cases as data): the cell that runs
 them in the learner's kernel. ``probe_source(calls, forbid)`` is one cell
-that calls each hidden CALL with the task's forbidden functions guarded
-(``guard``) and publishes, for each, one small dict as display data of type
-``RESULT_MIME``:
+of two calls of the kernel-side module ``in_kernel`` (no code of its own:
+``forget_cell()``, then ``run_hidden([lambda: (CALL), ...], FORBID,
+RESULT_MIME)``), which calls each hidden CALL (an expression of the
+solution's hidden tests or of a generated case) with the task's forbidden
+functions guarded (``guard``) and publishes, for each, one small dict as
+display data of type ``RESULT_MIME``:
 
 - ``{"repr": TEXT}``: the value was plain data (None, bool, int, float, str,
   bytes, and lists, tuples, dicts and sets of them), written with the *base
@@ -32,7 +35,8 @@ inputs while it runs, as it must; afterwards the cell's text is gone: the
 sandbox sends every cell with ``store_history=False`` (nothing in ``In``,
 ``_ih``, ``_i``, ``Out`` or IPython's history database), and the probe
 takes its cell out of ``linecache`` (where IPython's compiler puts it for
-tracebacks and ``inspect``) before it calls anything (``FORGET_CELL``).
+tracebacks and ``inspect``) before it calls anything (``FORGET_CELL``:
+``in_kernel.forget_cell``, which takes its caller's file name).
 What the learner's code copies away while it runs can only leave the
 grader through feedback, which shows learner text as one short line that
 repeats no hidden call (``judge``), and the generated inputs change with
@@ -45,66 +49,45 @@ from bpe_lab.grading.check.hidden import MAX_REPR
 from bpe_lab.grading.run.measure import marks, plan_of
 from bpe_lab.grading.run.sandbox import RESULT_MIME
 
-__all__ = ["MAX_REPR", "FORGET_CELL", "probe_source"]
+__all__ = ["MAX_REPR", "KERNEL", "FORGET_CELL", "kernel_call", "probe_source"]
 
-#: Takes the cell it begins out of ``linecache`` (the cell is compiled by
-#: then; only tracebacks and ``inspect`` read it there): the probe begins
-#: with it, and so may any cell that holds hidden calls, before code that
-#: could fail first.
-FORGET_CELL = (
-    "import linecache as __bpe_lab_lines, sys as __bpe_lab_sys\n"
-    "__bpe_lab_lines.cache.pop(__bpe_lab_sys._getframe().f_code.co_filename, None)\n"
-    "del __bpe_lab_lines, __bpe_lab_sys\n"
-)
+#: The kernel-side module (``in_kernel``) as a cell names it: an expression that binds no name in the
+#: learner's namespace (as ``stubs`` names ``guard``).
+KERNEL = "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden'])"
 
 
-_PROBE = """
-def __bpe_lab_probe():
-    from IPython.display import publish_display_data
-    from bpe_lab.grading.check.hidden import NotPlain, TooLarge, write_plain
-    from bpe_lab.grading.check.guard import Delegated, guard
+def kernel_call(function: str, *args: str) -> str:
+    """One expression: ``in_kernel.FUNCTION(ARGS)`` (``args``: source text).
 
-    results = []
-    for case in [{cases}]:
-        reached, value = [], None
-        try:
-            with guard({forbid!r}) as reached:
-                value = case()
-            out, size = [], [0]
-            try:
-                write_plain(value, out, size)
-                result = {{"repr": "".join(out)}}
-            except TooLarge:
-                result = {{"too_large": size[0]}}
-            except NotPlain as why:
-                kind = why.kind
-                result = {{"unplain": (kind.__module__ + "." + kind.__qualname__ if kind else str(why))[:200]}}
-        except BaseException as err:
-            try:
-                error = (type(err).__name__ + (": " + str(err) if str(err) else ""))[:300]
-            except BaseException:
-                error = type(err).__name__
-            result = {{"error": error}}
-        result["reached"] = [str(path) for path in reached]
-        results.append(result)
-        value = out = size = None
-    publish_display_data({{"{mime}": results}})
-__bpe_lab_probe()
-del __bpe_lab_probe
-"""
+    >>> kernel_call("forget_cell")
+    "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden']).forget_cell()"
+    """
+    if not function.isidentifier():
+        raise ValueError(f"kernel_call: {function!r} is not a function's name")
+    return f"{KERNEL}.{function}({', '.join(args)})"
+
+
+#: Takes the cell it begins out of ``linecache`` (``in_kernel.forget_cell``): the probe begins
+#: with it, and so may any cell that holds hidden calls, before code that could fail first.
+FORGET_CELL = kernel_call("forget_cell") + "\n"
 
 
 def probe_source(calls: list[str], forbid: tuple[str, ...] | list[str]) -> str:
     """One cell that runs ``calls`` (Python expressions) with ``forbid``
-    guarded and publishes what each returned, as plain data.
+    guarded and publishes what each returned, as plain data: a call of
+    ``in_kernel.run_hidden`` with each call in a ``lambda``.
 
     >>> "lambda: (f(1))" in probe_source(["f(1)"], [])
     True
     """
-    lambdas = ",\n        ".join(f"lambda: ({call})" for call in calls)
+    if isinstance(calls, str) or not all(isinstance(call, str) for call in calls):
+        raise TypeError("probe_source: calls must be a list of Python expressions (str)")
+    forbidden = [str(path) for path in forbid]
+    lambdas = "".join(f"\n    lambda: ({call})," for call in calls)
     timed = {
         number: [probe_source([call], forbid) for call, _, _ in plan.timed]
         for number, call in enumerate(calls)
         if (plan := plan_of(call)) is not None
     }
-    return FORGET_CELL + _PROBE.format(cases=lambdas, mime=RESULT_MIME, forbid=list(forbid)) + marks(calls, timed)
+    run = kernel_call("run_hidden", f"[{lambdas}\n]", repr(forbidden), repr(RESULT_MIME))
+    return FORGET_CELL + run + "\n" + marks(calls, timed)

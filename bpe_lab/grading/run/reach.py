@@ -59,8 +59,13 @@ __all__ = [
 Name = tuple[str, str]
 
 
-#: Modules a kernel runs as they are: its launcher, the guard, the probe's writer.
-WHOLE = ("bpe_lab.grading.run.launch", "bpe_lab.grading.check.guard", "bpe_lab.grading.check.hidden")
+#: Modules a kernel runs as they are: its launcher, the grader's calls in it, the guard, the probe's writer.
+WHOLE = (
+    "bpe_lab.grading.run.launch",
+    "bpe_lab.grading.run.in_kernel",
+    "bpe_lab.grading.check.guard",
+    "bpe_lab.grading.check.hidden",
+)
 _CHECK = "bpe_lab.grading.check"
 
 #: Modules a kernel never needs (the instructor's side, the command line, the

@@ -13,8 +13,12 @@ whole task whatever the kernel does to itself. In three steps:
    ...)``) runs on a *recorder* standing for ``NAME``: the calls the
    check makes, in order, with the solution's value for each.
 2. The calls whose arguments are plain data (``check.hidden.plain``, types
-   kept) are sent to the kernel as probe cases ``NAME(*ARGS)``, guarded like
-   the hidden ones (``Visible.sources``); the kernel sends back values.
+   kept) are sent to the kernel as probe cases
+   ``NAME(*in_kernel.arguments(DATA))``, guarded like the hidden ones and
+   called from the same cell as they are (``Visible.sources``): DATA is the
+   text of plain data saying how to build each argument (``encoded``), read
+   in the kernel with ``ast.literal_eval``, never run; the kernel sends back
+   values.
 3. ``verdict(visible, results)``: the real check runs again in the grader,
    with a stand-in for ``NAME`` that returns the kernel's value for each
    call (raises what the kernel's call raised). A ``CheckFailed`` fails the
@@ -22,7 +26,8 @@ whole task whatever the kernel does to itself. In three steps:
    value, wrong type, raised ``X``, not plain data), never the expected value.
 
 Chapter 04's instrumented words (``check.instruments.TracedWords``) are
-sent as the text that builds them in the kernel (``check.TracedWords(WORDS)``,
+sent as the data that builds them in the kernel (``("traced_words", WORDS)``
+for ``check.TracedWords(WORDS)``, ``("traced_corpus", N)`` for
 ``check.traced_corpus(N)``), and such a call sends back, with its value,
 the state of every argument after it (``TracedWords.state``: the words and
 the ids read and written, or the counts of operations; a dict or list as
@@ -37,8 +42,8 @@ the hidden ``work_growth`` cases are measured by the grader itself
 host), which no count the kernel reports can change.
 
 A byte-level ``Tokenizer`` with GPT-2's pattern (chapter 07's
-``never_emitted``, 09's pipelines) is sent as the source that builds it
-again from its vocabulary, merges and special tokens.
+``never_emitted``, 09's pipelines) is sent as its vocabulary, merges and
+special tokens, from which the kernel builds it again.
 
 Where the learner's function takes or returns what cannot be sent (08's
 metered file, 09's pipeline and processor, 10's class), its check calls
@@ -46,7 +51,8 @@ it through a *results helper* (``check.runner.results``: ``helper(NAME,
 *ARGS)`` calls it and returns only plain data: ids, tokens, what ``save``
 and ``load`` gave back, a metered file's figures). The
 recorder records that helper's call, with the solution's value; the kernel
-runs ``check.HELPER(NAME, *ARGS)`` as a probe case (the helper is in the
+runs ``check.HELPER(NAME, *ARGS)`` as a probe case
+(``in_kernel.through(HELPER, NAME, DATA)``; the helper is in the
 kernel's package: ``kernel_package.HELPERS``, or its test cell's ``allow``); the stand-in answers the
 check's helper call with the kernel's value, and the check judges it as
 it judges a learner's at home. So no self-check runs for real in a
@@ -64,6 +70,8 @@ A check that times its function (none today) would time the stand-in.
 
 >>> literal((("a", "b"), {("a", "b"): 1})), literal((b"x",)), literal((print,))
 ("(('a', 'b'), {('a', 'b'): 1})", "(b'x',)", None)
+>>> encoded((("a", "b"), Counter(a=2)))
+"(('value', ('a', 'b')), ('counter', {'a': 2}))"
 """
 
 from __future__ import annotations
@@ -88,15 +96,17 @@ from bpe_lab.grading.check.instruments import TracedWords
 from bpe_lab.grading.check.runner import CheckFailed, NotWritten
 from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.parsing import parse
+from bpe_lab.grading.run.probe import kernel_call
 
-__all__ = ["Recorded", "Visible", "literal", "sent", "check_line", "record", "verdict", "short_text"]
+__all__ = ["Recorded", "Visible", "literal", "encoded", "check_line", "record", "verdict", "short_text"]
 
 
 @dataclass(frozen=True)
 class Recorded:
     """One call a self-check made: its arguments' literal (None when they are
     not plain data) and the solution's value (or what it raised); ``after``:
-    it had traced words, so the kernel sends back its arguments' state too."""
+    it had traced words, so the kernel sends back its arguments' state too;
+    ``data``: its arguments as the kernel gets them (``encoded``)."""
 
     args: str | None
     value: Any = None
@@ -104,6 +114,7 @@ class Recorded:
     after: bool = False
     shown: str = ""  # the arguments as a message shows them, when not their literal (a tokenizer's)
     helper: str = ""  # a results helper's name (``check.HELPER(NAME, *ARGS)``), "" for a call of NAME
+    data: str | None = None
 
 
 @dataclass
@@ -129,42 +140,28 @@ class Visible:
         return self.line.split("(")[0].strip().removeprefix("check.")
 
     def sources(self) -> tuple[str, ...]:
-        """The kernel's probe cases: one per call up to the first that is not plain."""
+        """The kernel's probe cases, one per call up to the first that is not
+        plain: ``NAME(*in_kernel.arguments(DATA))``; the value and what each
+        argument holds (or recorded) after the call for a call ``after``;
+        ``in_kernel.through(HELPER, NAME, DATA)`` for a call through a
+        results helper. DATA travels as one
+        string: IPython tokenizes every cell in Python before it compiles it,
+        at about a microsecond a character on Python 3.11, and chapter 07's
+        self-check hands two tokenizers of a few thousand tokens each,
+        700,000 characters of dicts and lists, which took the kernel longer
+        to read as code than to run."""
         found = []
         for call in self.calls:
-            if call.args is None:
+            if call.args is None or call.data is None:
                 break
-            args = sent(call.args)
+            built = kernel_call("arguments", repr(call.data))
             if call.helper:  # the learner's function handed to a results helper of ``check``
-                found.append(f"check.{call.helper}({self.function}, *{args})")
-            elif call.after:  # the value, and what each argument holds (or recorded) after the call
-                states = "[x.state() if isinstance(x, check.TracedWords) else x for x in a]"
-                found.append(f"(lambda a: ({self.function}(*a), {states}))({args})")
+                found.append(kernel_call("through", repr(call.helper), self.function, repr(call.data)))
+            elif call.after:
+                found.append(f"(lambda a: ({self.function}(*a), {kernel_call('states', 'a')}))({built})")
             else:
-                found.append(f"{self.function}(*{args})")
+                found.append(f"{self.function}(*{built})")
         return tuple(found)
-
-
-#: Arguments' source longer than this goes to the kernel as one string (``sent``).
-SENT_AS_TEXT = 2048
-
-
-def sent(args: str) -> str:
-    """The source of ``args`` (a ``literal``) as a probe sends it: as it is,
-    or, when long, as one string the kernel evaluates. IPython tokenizes
-    every cell in Python before it compiles it, at about a microsecond a
-    character on Python 3.11: chapter 07's self-check hands two tokenizers of
-    a few thousand tokens each, 700,000 characters of dicts and lists,
-    which took the kernel longer to read than to run. As one string they
-    are one token, and ``eval`` reads them with the compiler alone. (The
-    names in them, ``check`` and ``__import__``, are the notebook's, as
-    they would be written out.)
-
-    >>> long = "(" + "1, " * 1000 + ")"
-    >>> sent("(1, 2)"), sent(long).startswith("__import__('builtins').eval('(1, 1, "), eval(sent(long)) == eval(long)
-    ('(1, 2)', True, True)
-    """
-    return args if len(args) <= SENT_AS_TEXT else f"__import__('builtins').eval({args!r})"
 
 
 #: The largest text file a check hands its function that is sent along.
@@ -185,59 +182,107 @@ def _plain(value: Any) -> str | None:
         return None
 
 
+#: A part of ``_parts``: an argument as a message shows it (source text that
+#: would rebuild it) and as the kernel gets it (the text of ``in_kernel.built``'s data).
+_Part = tuple[str, str]
+
+
 def literal(args: tuple[Any, ...]) -> str | None:
-    """``args`` as the source of a tuple the kernel can rebuild, or None: plain
-    data as literals, a small text file (``train_bytelevel``'s path) as
-    ``check.text_file(TEXT)`` (every notebook's setup imports ``check``)."""
-    parts = []
+    """``args`` as the source of a tuple that would rebuild them, or None when
+    the kernel cannot be sent them: plain data as literals, a small text file
+    (``train_bytelevel``'s path) as ``check.text_file(TEXT)``. What a
+    message shows of a call's arguments, and what tells two calls apart."""
+    return _both(args)[0]
+
+
+def encoded(args: tuple[Any, ...]) -> str | None:
+    """``args`` as the kernel gets them, or None (where ``literal`` is None):
+    the text of a tuple of plain data, one ``in_kernel.built`` part per
+    argument, which the kernel reads with ``ast.literal_eval``."""
+    return _both(args)[1]
+
+
+def _both(args: tuple[Any, ...]) -> tuple[str, str] | tuple[None, None]:
+    """``literal(args)`` and ``encoded(args)``, the arguments read once."""
+    parts = _parts(args)
+    if parts is None:
+        return None, None
+    return _tuple([shown for shown, _ in parts]), _tuple([data for _, data in parts])
+
+
+def _tuple(items: list[str]) -> str:
+    return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+
+
+def _parts(args: tuple[Any, ...]) -> list[_Part] | None:
+    """Each of ``args`` as shown and as sent (``_Part``), or None when one cannot be sent."""
+    parts: list[_Part] = []
     for arg in args:
         if isinstance(arg, PurePath):
             try:
                 if Path(arg).stat().st_size > MAX_FILE:
                     return None
-                text = Path(arg).read_text(encoding="utf-8")
+                text = str.__repr__(Path(arg).read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError):
                 return None
-            parts.append(f"check.text_file({str.__repr__(text)})")
+            parts.append((f"check.text_file({text})", f"('text_file', {text})"))
         elif type(arg) is str and len(arg) <= MAX_TEXT:  # longer than a plain value may be (a corpus)
-            parts.append(str.__repr__(arg))
+            parts.append((str.__repr__(arg), f"('value', {str.__repr__(arg)})"))
         elif type(arg) is Tokenizer:
             if (made := _tokenizer(arg)) is None:
                 return None
             parts.append(made)
         elif isinstance(arg, TracedWords):
-            made = arg.made or (f"check.TracedWords({words})" if (words := _plain(arg.plain())) else "")
-            if not made or arg.read or arg.written:
+            if arg.read or arg.written or (made := _traced(arg)) is None:
                 return None
             parts.append(made)
         elif (part := _counters(arg)) is not None:
             parts.append(part)
         else:
             return None
-    return f"({', '.join(parts)}{',' if len(parts) == 1 else ''})"
+    return parts
 
 
-def _tokenizer(tokenizer: Tokenizer) -> str | None:
-    """A byte-level tokenizer with GPT-2's pattern as the source that builds it
-    again (its vocabulary holds its special tokens already, with their ids)."""
+_TRACED_CORPUS = re.compile(r"check\.traced_corpus\((\d+)\)")
+
+
+def _traced(words: TracedWords) -> _Part | None:
+    """Traced words as what builds them afresh in a kernel: ``check.traced_corpus(N)``
+    (its ``made``), or ``check.TracedWords(WORDS)`` with plain words."""
+    if words.made:
+        corpus = _TRACED_CORPUS.fullmatch(words.made)
+        return (words.made, f"('traced_corpus', {int(corpus.group(1))})") if corpus else None
+    plain = _plain(words.plain())
+    return None if plain is None else (f"check.TracedWords({plain})", f"('traced_words', {plain})")
+
+
+def _tokenizer(tokenizer: Tokenizer) -> _Part | None:
+    """A byte-level tokenizer with GPT-2's pattern as its vocabulary, merges and
+    special tokens (its vocabulary holds its special tokens already, with their ids)."""
     if tokenizer.pattern.name != "gpt2":
         return None
     vocab, merges = _plain(dict(tokenizer.vocab)), _plain(list(tokenizer.merges))
     specials = _plain(list(tokenizer.special_tokens))
     if vocab is None or merges is None or specials is None:
         return None
-    return f"__import__('bpe_lab').Tokenizer({vocab}, {merges}, {specials})"
+    inside = f"{vocab}, {merges}, {specials}"
+    return f"__import__('bpe_lab').Tokenizer({inside})", f"('tokenizer', {inside})"
 
 
-def _counters(value: Any) -> str | None:
+def _counters(value: Any) -> _Part | None:
     """Plain data, where a ``Counter`` (of plain data, in a list) is rebuilt as one."""
     if type(value) is Counter:
         inside = _plain(dict(value))
-        return None if inside is None else f"__import__('collections').Counter({inside})"
+        return None if inside is None else (f"__import__('collections').Counter({inside})", f"('counter', {inside})")
     if type(value) is list and any(type(item) is Counter for item in value):
         items = [_counters(item) for item in value]
-        return None if None in items else f"[{', '.join(str(i) for i in items)}]"
-    return _plain(value)
+        if any(item is None for item in items):
+            return None
+        shown = ", ".join(item[0] for item in items if item is not None)
+        data = ", ".join(item[1] for item in items if item is not None)
+        return f"[{shown}]", f"('list', [{data}])"
+    plain = _plain(value)
+    return None if plain is None else (plain, f"('value', {plain})")
 
 
 _CHECK_LINE = re.compile(r"^\s*check\.check_\w+\(\s*([A-Za-z_]\w*)\b")
@@ -287,31 +332,32 @@ def _quietly(line: str, namespace: dict[str, Any]) -> None:
 
 def _recorder(function: Callable[..., Any], calls: list[Recorded]) -> Callable[..., Any]:
     def recorder(*args: Any) -> Any:
-        text = literal(args)
+        text, data = _both(args)
         after = any(isinstance(arg, TracedWords) for arg in args)
         shown = ", ".join(repr(a) if type(a) is Tokenizer else short_text(repr(a), 60) for a in args)
         shown = shown if any(type(a) is Tokenizer for a in args) else ""
         try:
             value = function(*args)
         except BaseException as err:
-            calls.append(Recorded(text, raised=err, after=after, shown=shown))
+            calls.append(Recorded(text, raised=err, after=after, shown=shown, data=data))
             raise
         if shown and _plain(value) is None:  # a tokenizer sent, but no plain value to judge (09's pipeline)
             text = None
-        calls.append(Recorded(text, value, after=after, shown=shown))
+        calls.append(Recorded(text, value, after=after, shown=shown, data=data))
         return value
 
     def through(helper: Callable[..., Any], label: str, *args: Any) -> Any:
         name = getattr(helper, "__name__", "")
         if getattr(learner_check, name, None) is not helper:
             raise ValueError(f"the results helper {helper!r} is not check.{name}: a grading kernel could not call it")
-        text = literal(args)
+        text, data = _both(args)
         try:
             value = helper(function, *args)
         except BaseException as err:
-            calls.append(Recorded(text, raised=err, shown=label, helper=name))
+            calls.append(Recorded(text, raised=err, shown=label, helper=name, data=data))
             raise
-        calls.append(Recorded(text if _plain(value) is not None else None, value, shown=label, helper=name))
+        text = text if _plain(value) is not None else None
+        calls.append(Recorded(text, value, shown=label, helper=name, data=data))
         return value
 
     recorder.grader_side = True  # type: ignore[attr-defined]
