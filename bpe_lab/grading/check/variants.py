@@ -30,7 +30,7 @@ __all__ = [
     "check_longest_match",
     "check_viterbi",
     "check_sp_decode",
-    "SEED_RANGE",
+    "ZH_RANGE",
     "han_words_learned",
 ]
 
@@ -111,9 +111,9 @@ def check_sp_decode(fn: Callable[[list[str]], str]) -> None:
 
 # ------------------------------------------------------------ pre-tokenizing Chinese
 
-#: The seed-style range of Chinese characters, U+4E00..U+9FA5 (the CJK
+#: The range of Chinese characters that ``[\u4e00-\u9fa5]`` names, U+4E00..U+9FA5 (the CJK
 #: Unified Ideographs of Unicode 1.1, less the later ones).
-SEED_RANGE = (0x4E00, 0x9FA5)
+ZH_RANGE = (0x4E00, 0x9FA5)
 
 
 def han_words_learned(fn: Callable[[str], list[str]], num_merges: int) -> list[str]:

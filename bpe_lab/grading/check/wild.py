@@ -38,7 +38,7 @@ from bpe_lab.core.corpora import python_docs
 from bpe_lab.core.patterns import CL100K_PATTERN, ZH_RANGE_PATTERN, pretokenize_with
 from bpe_lab.core.pretokenize import GPT2_PATTERN
 from bpe_lab.grading.check.runner import compare, rng, run_cases, short
-from bpe_lab.grading.check.variants import SEED_RANGE, han_words_learned
+from bpe_lab.grading.check.variants import ZH_RANGE, han_words_learned
 
 if TYPE_CHECKING:
     import random
@@ -239,7 +239,7 @@ def _range_hint(char: str) -> str:
             rf" ({_code(char)} is Han, but a number, not a letter: neither \p{{L}} nor [\u4e00-\u9fa5] has it, "
             r"\p{Han} does)"
         )
-    if not SEED_RANGE[0] <= ord(char) <= SEED_RANGE[1]:
+    if not ZH_RANGE[0] <= ord(char) <= ZH_RANGE[1]:
         return (
             rf" ({_code(char)} is Han, but outside [\u4e00-\u9fa5]: only the script, \p{{Han}}, "
             "has every Han character)"
