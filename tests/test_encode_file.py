@@ -288,3 +288,26 @@ def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path, slow_here):
     ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
     assert len(ids) > 4 and ids.tolist() == [7, list(PATTERNS).index("llama3")] * (len(ids) // 2)
     assert len(slow_here) < len(ids) // 2  # the worker's copy encoded some chunks
+
+
+def test_an_encoding_worker_does_not_import_numpy():
+    # NumPy's import took about as long as the rest of a worker's start
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from bpe_lab.bytelevel.encode_file import serve_encoding; "
+        "print('bpe_lab.bytelevel.encode_file' in sys.modules, 'numpy' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["True", "False"]
+
+
+@pytest.mark.parametrize("dtype", ["<u2", ">u2", "<u4", ">u4", "<u8", "<i4", "|u1"])
+def test_a_worker_writes_ids_as_numpy_lays_them_out(dtype):
+    from bpe_lab.bytelevel.encode_file import _raw_ids
+
+    ids = [0, 1, 200, 255] + ([] if dtype == "|u1" else [256, 50256, 65535]) + ([70000] if dtype[2] in "48" else [])
+    assert _raw_ids(ids, dtype).tobytes() == np.array(ids, dtype=dtype).tobytes()
+    with pytest.raises(ValueError, match="no array type code holds the dtype '<f4'"):
+        _raw_ids(ids, "<f4")
