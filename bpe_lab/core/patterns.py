@@ -219,9 +219,11 @@ SOURCES: dict[str, str] = {
 #:   what the old second one found, and at an apostrophe the branches are
 #:   tried in the old order (words are most of the pieces, and the engine
 #:   tries the branches in order);
-#: - o200k's two letters branches share their first character: the second
-#:   branch is tried only where the first fails, and with or without that
-#:   character both need a letter right after it.
+#: - o200k's two letters branches become one: they share their optional
+#:   first character (with or without it, both need a letter right after
+#:   it), and after it ``[A-Z]*[a-z]+``, else ``[A-Z]+[a-z]*``, matches
+#:   lower-case letters (``[a-z]+``) or capitals and the lower-case letters
+#:   after them (``[A-Z]+[a-z]*``).
 #:
 #: A hypothesis test checks each against its pattern on ASCII text.
 ASCII_PATTERNS: dict[str, str] = {
@@ -230,7 +232,7 @@ ASCII_PATTERNS: dict[str, str] = {
         r"""\s*[\r\n]|\s+(?!\S)|\s"""
     ),
     "o200k": (
-        r"""[^\r\nA-Za-z0-9]?(?:[A-Z]*[a-z]+|[A-Z]+[a-z]*)(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[0-9]{1,3}|"""
+        r"""[^\r\nA-Za-z0-9]?(?:[a-z]+|[A-Z]+[a-z]*)(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[0-9]{1,3}|"""
         r""" ?[^\sA-Za-z0-9]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
     ),
     "llama3": (
