@@ -288,3 +288,28 @@ def test_workers_rebuild_the_tokenizer_with_its_options(tmp_path, slow_here):
     ids = tok.encode_file(path, workers=2, chunk_bytes=1_000)
     assert len(ids) > 4 and ids.tolist() == [7, list(PATTERNS).index("llama3")] * (len(ids) // 2)
     assert len(slow_here) < len(ids) // 2  # the worker's copy encoded some chunks
+
+
+def test_an_encoding_worker_does_not_import_numpy():
+    # NumPy's import took about as long as the rest of a worker's start
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from bpe_lab.bytelevel.encode_file import serve_encoding; "
+        "print('bpe_lab.bytelevel.encode_file' in sys.modules, 'numpy' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["True", "False"]
+
+
+@pytest.mark.parametrize("dtype", [">u2", "<i8"])
+def test_a_worker_writes_ids_as_numpy_lays_them_out(tmp_path, slow_here, dtype):
+    # a worker writes its chunks' ids with the standard library's array, in
+    # the dtype's byte order and size, which this process reads with NumPy
+    tok = gpt2_tokenizer()
+    text = python_docs()[:100_000]
+    path = write(tmp_path, text)
+    ids = tok.encode_file(path, workers=2, chunk_bytes=2_000, dtype=dtype)
+    assert ids.dtype.itemsize == np.dtype(dtype).itemsize and ids.tolist() == tok.encode(text)
+    assert len(slow_here) < len(text) // 2_000, "the worker encoded no chunk"

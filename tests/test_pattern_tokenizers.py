@@ -140,9 +140,12 @@ def test_pieces_are_regex_findall(trained, name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_only_gpt2_takes_the_fast_pre_tokenizer(trained, name):
+def test_each_pattern_takes_its_fast_pre_tokenizer(trained, name):
+    # GPT-2's and r50k's cut alike, with gpt2_pretokenize; the others with a
+    # FastSplit of their own (tests/test_fast_splits.py checks their pieces)
     tok, _ = trained[name]
-    assert (tok.pattern.split is gpt2_pretokenize) == (name == "gpt2")
+    fast = tok.pattern.split
+    assert fast is gpt2_pretokenize if name in ("gpt2", "r50k") else fast.pattern == PATTERNS[name]
     assert (tok.pattern.name, tok.pattern.regex) == (name, PATTERNS[name])
 
 

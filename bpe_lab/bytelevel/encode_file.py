@@ -47,6 +47,7 @@ as a Python list, 2 bytes here) that a model's data loader memory-maps.
 
 from __future__ import annotations
 
+import array
 import os
 import pickle
 import queue
@@ -57,11 +58,7 @@ from collections import deque
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
-from numpy.lib import format as npy_format
-from numpy.typing import DTypeLike, NDArray
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bpe_lab.bytelevel.progress import Bar, progress_bar, want_progress
 from bpe_lab.bytelevel.train import PARALLEL_MIN_BYTES, chunk_bounds
@@ -69,6 +66,13 @@ from bpe_lab.bytelevel.workers import Worker, parallel_ok, serve
 from bpe_lab.core.patterns import Pattern
 from bpe_lab.core.symbols import check_int
 from bpe_lab.core.textfile import check_file, decode_utf8
+
+if TYPE_CHECKING:  # NumPy is imported by the functions that use it: a worker never does (see serve_encoding)
+    import numpy as np
+    from numpy.typing import DTypeLike, NDArray
+
+    #: An array of token ids, as ``encode_file`` returns it.
+    Ids = NDArray[np.unsignedinteger[Any]]
 
 __all__ = ["ENCODE_CHUNK_BYTES", "encode_file", "ids_dtype", "serve_encoding"]
 
@@ -85,8 +89,6 @@ ENCODE_CHUNK_BYTES = 1 << 20
 #: chunk's bytes each, as uint16).
 _AHEAD = 4
 
-#: An array of token ids, as ``encode_file`` returns it.
-Ids = NDArray[np.unsignedinteger[Any]]
 #: One chunk to encode: (path, start byte, end byte, dtype of the ids).
 _Job = tuple[str, int, int, str]
 
@@ -116,6 +118,8 @@ def ids_dtype(largest_id: int, dtype: DTypeLike | None = None) -> np.dtype[Any]:
     ...
     ValueError: dtype uint16 holds ids up to 65535, but this vocabulary has ids up to 100276; use uint32 ...
     """
+    import numpy as np
+
     if dtype is None:
         for unsigned in (np.uint16, np.uint32, np.uint64):
             if largest_id <= np.iinfo(unsigned).max:
@@ -152,6 +156,8 @@ def encode_file(
     ``PARALLEL_MIN_BYTES``, else every core). ``chunk_bytes``: about how
     much text a worker encodes at a time (small values are for tests).
     """
+    import numpy as np
+
     source = check_file(path)
     if workers is not None:
         workers = check_int(workers, "workers", minimum=1)
@@ -199,7 +205,9 @@ def serve_encoding(payload: str) -> None:
     that ``_write_payload`` pickled, say it is ready (a reply of None before
     any job), then encode chunks (``workers.serve``), writing each chunk's
     ids to the file the job names and replying with their count
-    (``_encode_chunk_to``)."""
+    (``_encode_chunk_to``). It never imports NumPy, whose import took about
+    as long as the rest of a worker's start (``bpe_lab`` and the tokenizer):
+    the ids go to the file through the standard library's ``array``."""
     with open(payload, "rb") as f:
         tokenizer = pickle.load(f)
     pickle.dump((True, None), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)  # ready: jobs may come
@@ -226,25 +234,52 @@ def _write_payload(tokenizer: FileEncoder, folder: str) -> str:
     return path
 
 
-def _encode_chunk(tokenizer: FileEncoder, job: _Job) -> Ids:
+def _chunk_ids(tokenizer: FileEncoder, job: _Job) -> list[int]:
     """Read one chunk, decode it (ValueError with the file's byte offset if it
     is not UTF-8) and encode it. O(chunk) time and memory."""
-    path, start, end, dtype = job
+    path, start, end, _ = job
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    ids = tokenizer.encode(decode_utf8(data, path, offset=start))
-    array: Ids = np.fromiter(ids, dtype=np.dtype(dtype), count=len(ids))
-    return array
+    return tokenizer.encode(decode_utf8(data, path, offset=start))
+
+
+def _encode_chunk(tokenizer: FileEncoder, job: _Job) -> Ids:
+    """(Here.) ``_chunk_ids`` as an array of the job's dtype."""
+    import numpy as np
+
+    ids = _chunk_ids(tokenizer, job)
+    encoded: Ids = np.fromiter(ids, dtype=np.dtype(job[3]), count=len(ids))
+    return encoded
+
+
+#: ``array``'s type code for each integer dtype's kind and size (``"u2"``:
+#: ``"H"``), the first code of that size (built in reverse: the last write wins).
+_TYPECODES: dict[str, str] = {
+    f"{'u' if code.isupper() else 'i'}{array.array(code).itemsize}": code for code in reversed("BHILQbhilq")
+}
+
+
+def _raw_ids(ids: list[int], dtype: str) -> array.array[int]:
+    """``ids`` laid out as NumPy lays out an array of ``dtype`` (a dtype's
+    ``str``, such as ``"<u2"``): what ``np.fromfile`` reads back."""
+    order, kind = dtype[0], dtype[1:]
+    if kind not in _TYPECODES:
+        raise ValueError(f"no array type code holds the dtype {dtype!r}; use uint16, uint32 or uint64")
+    raw = array.array(_TYPECODES[kind], ids)
+    if order in "<>" and order != {"little": "<", "big": ">"}[sys.byteorder]:
+        raw.byteswap()
+    return raw
 
 
 def _encode_chunk_to(tokenizer: FileEncoder, job: _Job, out: str) -> int:
-    """(In a worker.) ``_encode_chunk``, its ids written raw to the file
+    """(In a worker.) ``_chunk_ids``, written raw to the file
     ``out``; returns how many. The reply through the pipe stays a few bytes,
     so a worker never waits for the parent to read a chunk's ids: the parent
     encodes chunks too, and would keep it waiting for as long as it takes."""
-    ids = _encode_chunk(tokenizer, job)
-    ids.tofile(out)
+    ids = _chunk_ids(tokenizer, job)
+    with open(out, "wb") as f:
+        _raw_ids(ids, job[3]).tofile(f)
     return len(ids)
 
 
@@ -311,6 +346,8 @@ def _shared_work(
     order (memory: that many chunks' ids). A worker's ids come back in a
     file of ``folder`` (``_encode_chunk_to``), read and deleted here.
     """
+    import numpy as np
+
     window = _AHEAD * (len(pool) + 1)
     in_hand: list[deque[int]] = [deque() for _ in pool]
     finished: dict[int, tuple[bool, object]] = {}  # job -> (True, ids or count) or (False, its error)
@@ -374,6 +411,9 @@ def _shared_work(
 
 def _write_npy(target: Path, chunks: Iterable[Ids], dtype: np.dtype[Any]) -> Ids:
     """Stream ``chunks`` into a ``.npy`` file at ``target``, atomically."""
+    import numpy as np
+    from numpy.lib import format as npy_format
+
     temp = target.with_name(f".{target.name}.{os.getpid()}.part")
     header: dict[str, Any] = {"descr": npy_format.dtype_to_descr(dtype), "fortran_order": False, "shape": (0,)}
     try:

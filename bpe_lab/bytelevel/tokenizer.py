@@ -11,9 +11,10 @@ Encoding, in three steps:
 
 1. cut out the allowed special tokens, longest first (so ``<|a|><|a|>`` beats
    ``<|a|>``), after refusing any disallowed one (see ``Tokenizer``);
-2. cut each ordinary stretch into pre-tokens with the pattern (for GPT-2's,
-   ``gpt2_pretokenize``, which runs faster equivalents of it; for any other,
-   the ``regex`` module, as ``core.patterns.Pattern.split`` says);
+2. cut each ordinary stretch into pre-tokens with the pattern (for a named
+   one, faster equivalents of it: Python's ``re`` on ASCII text and ``regex``
+   around the rest; for a regex of one's own, the ``regex`` module, as
+   ``core.patterns.Pattern.split`` says);
 3. replay the merges by rank inside each pre-token (``encoders.py``).
 
 Step 3 is the slow one in pure Python, but real text repeats itself: the
@@ -348,7 +349,7 @@ class Tokenizer:
             settled = last_safe_cut(self._safe_cut, text, start, cut)
             self._extend(ids, self._split(text[start:settled]))
             return ids, text[settled:]
-        # gpt2_pretokenize takes a fast path for ASCII text, so it is given
+        # a named pattern's split takes a fast path for ASCII text, so it is given
         # each stretch on its own: one non-ASCII character elsewhere does
         # not slow the others down (slicing is a fast copy).
         pieces = self._split(text[start:cut])

@@ -98,7 +98,7 @@ from functools import lru_cache
 
 import regex
 
-from bpe_lab.core.pretokenize import GPT2_PATTERN, GPT2_SAFE_CUT, gpt2_pretokenize
+from bpe_lab.core.pretokenize import GPT2_PATTERN, GPT2_SAFE_CUT, FastSplit, gpt2_pretokenize
 
 __all__ = [
     "R50K_PATTERN",
@@ -110,6 +110,7 @@ __all__ = [
     "PATTERNS",
     "SOURCES",
     "SAFE_CUTS",
+    "ASCII_PATTERNS",
     "Pattern",
     "resolve_pattern",
     "pattern_named",
@@ -198,6 +199,58 @@ SOURCES: dict[str, str] = {
 }
 
 
+#: The same pieces as cl100k's, Llama 3's and o200k's patterns on ASCII text,
+#: for Python's ``re`` (``FastSplit``; GPT-2's and r50k's is
+#: ``pretokenize.GPT2_ASCII_PATTERN``). Within ASCII, ``\p{L}`` is exactly
+#: ``[A-Za-z]``, ``\p{N}`` is ``[0-9]``, o200k's upper-case-like class
+#: ``[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]`` is ``[A-Z]`` and its lower-case-like
+#: one ``[a-z]``, and ``\s`` (with ``re.ASCII``) is the same six characters as
+#: in ``regex``. Three rewrites, each giving the same match at every position:
+#:
+#: - possessive quantifiers become greedy ones: each ends its branch, or is
+#:   followed by what the run it took cannot give back (``[^\r\n\p{L}\p{N}]?+``
+#:   before ``\p{L}``: handing back a character that is no letter never lets
+#:   the letters match; ``\s++$``: a shorter run of white space is followed
+#:   by white space, never by the end);
+#: - cl100k's and Llama 3's letters branch goes first, its optional first
+#:   character no longer an apostrophe, and an apostrophe before letters
+#:   that are no contraction gets a branch of its own after the
+#:   contractions: at a letter or another character the first branch finds
+#:   what the old second one found, and at an apostrophe the branches are
+#:   tried in the old order (words are most of the pieces, and the engine
+#:   tries the branches in order);
+#: - o200k's two letters branches become one: they share their optional
+#:   first character (with or without it, both need a letter right after
+#:   it), and after it ``[A-Z]*[a-z]+``, else ``[A-Z]+[a-z]*``, matches
+#:   lower-case letters (``[a-z]+``) or capitals and the lower-case letters
+#:   after them (``[A-Z]+[a-z]*``).
+#:
+#: A hypothesis test checks each against its pattern on ASCII text.
+ASCII_PATTERNS: dict[str, str] = {
+    "cl100k": (
+        r"""[^\r\nA-Za-z0-9']?[A-Za-z]+|'(?i:[sdmt]|ll|ve|re)|'[A-Za-z]+|[0-9]{1,3}| ?[^\sA-Za-z0-9]+[\r\n]*|\s+$|"""
+        r"""\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    "o200k": (
+        r"""[^\r\nA-Za-z0-9]?(?:[a-z]+|[A-Z]+[a-z]*)(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[0-9]{1,3}|"""
+        r""" ?[^\sA-Za-z0-9]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+    "llama3": (
+        r"""[^\r\nA-Za-z0-9']?[A-Za-z]+|'(?i:[sdmt]|ll|ve|re)|'[A-Za-z]+|[0-9]{1,3}| ?[^\sA-Za-z0-9]+[\r\n]*|"""
+        r"""\s*[\r\n]+|\s+(?!\S)|\s+"""
+    ),
+}
+
+#: What cuts text for each name: GPT-2's hand-made splitter for the two
+#: patterns that cut alike, a ``FastSplit`` (``re`` on ASCII, ``regex``
+#: around the rest, cut at ``SAFE_CUTS``) for the others.
+_FAST_SPLITS: dict[str, Callable[[str], list[str]]] = {
+    "gpt2": gpt2_pretokenize,
+    "r50k": gpt2_pretokenize,
+    **{name: FastSplit(form, PATTERNS[name], SAFE_CUTS[name]) for name, form in ASCII_PATTERNS.items()},
+}
+
+
 @dataclass(frozen=True)
 class Pattern:
     """A pre-tokenization pattern, checked: what a tokenizer cuts text with.
@@ -205,9 +258,11 @@ class Pattern:
     ``name``: its name in ``PATTERNS``, or None for a regex of one's own;
     ``regex``: the regular expression; ``safe_cut``: where a text may be cut
     without changing its pieces (``SAFE_CUTS``; None: nowhere known).
-    ``split(text)`` cuts ``text`` into its pieces: for GPT-2's pattern
-    ``gpt2_pretokenize`` (faster forms of the same regex), for any other
-    ``regex``'s ``findall``. Made by ``resolve_pattern``.
+    ``split(text)`` cuts ``text`` into its pieces: for a named pattern
+    faster forms of the same regex (``gpt2_pretokenize`` for GPT-2's and
+    r50k's, a ``FastSplit`` with the pattern's ``ASCII_PATTERNS`` form for the
+    others), for a regex of one's own ``regex``'s ``findall``. Made by
+    ``resolve_pattern``.
     """
 
     name: str | None
@@ -260,8 +315,7 @@ _NAMES = ", ".join(PATTERNS)
 def _resolved(pattern: str) -> Pattern:
     for name, known in PATTERNS.items():
         if pattern in (name, known):
-            split = gpt2_pretokenize if known is GPT2_PATTERN else _compiled(known).findall
-            return Pattern(name, known, SAFE_CUTS.get(name), split)
+            return Pattern(name, known, SAFE_CUTS.get(name), _FAST_SPLITS[name])
     if not pattern or _LOOKS_LIKE_A_NAME.fullmatch(pattern):
         raise ValueError(f"unknown pattern name {pattern!r}; the names are {_NAMES} (or pass a regex)")
     try:

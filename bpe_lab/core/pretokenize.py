@@ -31,6 +31,7 @@ __all__ = [
     "split_words",
     "word_frequencies",
     "gpt2_pretokenize",
+    "FastSplit",
     "special_token_pattern",
     "split_special",
 ]
@@ -54,7 +55,6 @@ GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|
 #: run always has a prefix followed by white space). A test checks the
 #: splits against GPT2_PATTERN and against tiktoken's version of it.
 GPT2_FAST_PATTERN = r""" ?\p{L}+|'(?:[sdmt]|ll|ve|re)| ?[^\s\p{L}\p{N}]+| ?\p{N}+|\s+(?!\S)|\s"""
-_GPT2_RE = regex.compile(GPT2_FAST_PATTERN)
 
 #: GPT2_FAST_PATTERN for text that is all ASCII, where ``\p{L}`` is exactly
 #: ``[A-Za-z]``, ``\p{N}`` is ``[0-9]`` and ``\s`` (with ``re.ASCII``) is the
@@ -63,13 +63,11 @@ _GPT2_RE = regex.compile(GPT2_FAST_PATTERN)
 #: full pattern (the same rows time it); most text (and all of the benchmark's source code)
 #: is ASCII. A test checks its splits against GPT2_PATTERN on ASCII text.
 GPT2_ASCII_PATTERN = r""" ?[A-Za-z]+|'(?:[sdmt]|ll|ve|re)| ?[^\sA-Za-z0-9]+| ?[0-9]+|\s+(?!\S)|\s"""
-_GPT2_ASCII_RE = re.compile(GPT2_ASCII_PATTERN, re.ASCII)
 
 #: Where GPT-2's pattern may cut a text without changing its pieces: before
 #: a space or a new line between two printable ASCII characters (the proof:
 #: ``core/patterns.py``, whose ``SAFE_CUTS`` names it for "gpt2" and "r50k").
 GPT2_SAFE_CUT = r"(?<=[!-~])(?=[ \n][!-~])"
-_GPT2_CUT_RE = re.compile(GPT2_SAFE_CUT)
 _NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
 
 #: ``gpt2_pretokenize`` gives a stretch of ASCII inside a text that is not all
@@ -114,56 +112,92 @@ def word_frequencies(text: str | Iterable[str], *, split: Callable[[str], list[s
     return counts
 
 
+class FastSplit:
+    """Cut text with a pattern, exactly as ``regex`` would, only faster.
+
+    Three forms of one pattern: ``ascii_pattern``, equal to ``pattern`` on
+    ASCII text and written without Unicode properties or possessive
+    quantifiers, so that Python's own ``re`` runs it (faster than ``regex``
+    runs the full pattern, and ``re`` has no possessive quantifiers before
+    Python 3.11); ``pattern``, for text that is not ASCII; and ``safe_cut``,
+    where a text may be cut without changing its pieces
+    (``core.patterns.SAFE_CUTS``).
+
+    ASCII text goes to ``re`` whole. A text with a few non-ASCII characters
+    (a name with an accent in a source file) is not slowed down as a whole:
+    only a window around each run of them, from the safe cut before it to
+    the safe cut after it, goes to ``regex``, and the long ASCII stretches
+    between the windows go to ``re``. The pieces are those of the whole text,
+    because no piece crosses a safe cut. ``gpt2_pretokenize`` is GPT-2's;
+    ``core.patterns`` makes those of cl100k, o200k and Llama 3.
+    """
+
+    __slots__ = ("ascii_pattern", "pattern", "safe_cut", "_ascii_re", "_regex", "_cut_re")
+
+    def __init__(self, ascii_pattern: str, pattern: str, safe_cut: str) -> None:
+        self.ascii_pattern, self.pattern, self.safe_cut = ascii_pattern, pattern, safe_cut
+        self._ascii_re = re.compile(ascii_pattern, re.ASCII)
+        self._regex = regex.compile(pattern)
+        self._cut_re = re.compile(safe_cut)
+
+    def __repr__(self) -> str:
+        return f"FastSplit({self.ascii_pattern!r}, {self.pattern!r}, {self.safe_cut!r})"
+
+    def __call__(self, text: str) -> list[str]:
+        """The pieces of ``text``; joining them gives ``text`` back."""
+        ascii_re = self._ascii_re
+        # str.isascii() is O(1): CPython records, per string, whether it is ASCII.
+        if _require_text(text).isascii():
+            pieces: list[str] = ascii_re.findall(text)
+            return pieces
+        pieces = []
+        start = 0  # text[:start] is cut; start is 0 or a safe cut
+        while (found := _NON_ASCII_RE.search(text, start)) is not None:  # O(len(text)) over the whole loop
+            end = found.end()  # the window takes in runs of non-ASCII with short ASCII stretches between them
+            while (more := _NON_ASCII_RE.search(text, end)) is not None and more.start() - end < ASCII_STRETCH:
+                end = more.end()
+            window = start  # where the window starts: a safe cut
+            if found.start() - start >= ASCII_STRETCH:
+                window = self._extend_to_last_cut(pieces, text, start, found.start())
+            cut = self._cut_re.search(text, end)
+            start = len(text) if cut is None else cut.start()
+            pieces += self._regex.findall(text, window, start)
+        pieces += ascii_re.findall(text[start:])  # a slice of ASCII is a 1-byte string: re runs faster on it
+        return pieces
+
+    def _extend_to_last_cut(self, pieces: list[str], text: str, start: int, end: int) -> int:
+        """Add the pieces of the ASCII ``text[start:end]`` (``start``: a safe cut)
+        up to its last safe cut, found among the piece boundaries from the end
+        (a safe cut is one: no piece crosses it); return where they stop."""
+        head = self._ascii_re.findall(text[start:end])  # exact up to the last safe cut before end
+        cut, kept = end, len(head)
+        while kept:  # usually a step or two: a space between two words is a safe cut
+            kept -= 1
+            cut -= len(head[kept])
+            if cut > start and self._cut_re.match(text, cut):  # the look-behind sees text[cut - 1]
+                break
+        else:
+            cut = start
+        del head[kept:]
+        pieces += head
+        return cut
+
+
+_GPT2_SPLIT = FastSplit(GPT2_ASCII_PATTERN, GPT2_FAST_PATTERN, GPT2_SAFE_CUT)
+
+
 def gpt2_pretokenize(text: str) -> list[str]:
     """Cut ``text`` with GPT-2's pattern; joining the pieces gives ``text`` back.
 
-    ASCII text goes to Python's ``re`` with ``GPT2_ASCII_PATTERN``, about
-    twice as fast as ``regex`` with the full pattern (``make bench``'s
-    pre-tokenizer rows). A text with a few non-ASCII characters (a name with
-    an accent in a source file) is not slowed down as a whole: only a window
-    around each run of them, from the safe cut before it to the safe cut
-    after it (``GPT2_SAFE_CUT``), goes to ``regex``, and the long ASCII
-    stretches between the windows go to ``re``. The pieces are those of the
-    whole text, because no piece crosses a safe cut.
+    A ``FastSplit``: ASCII text goes to Python's ``re`` with
+    ``GPT2_ASCII_PATTERN``, about twice as fast as ``regex`` with the full
+    pattern (``make bench``'s pre-tokenizer rows), and only windows around
+    the non-ASCII runs of other text go to ``regex`` (``GPT2_FAST_PATTERN``).
 
     >>> gpt2_pretokenize("x = 1  # café\\nok")
     ['x', ' =', ' 1', ' ', ' #', ' café', '\\n', 'ok']
     """
-    # str.isascii() is O(1): CPython records, per string, whether it is ASCII.
-    if _require_text(text).isascii():
-        return _GPT2_ASCII_RE.findall(text)
-    pieces: list[str] = []
-    start = 0  # text[:start] is cut; start is 0 or a safe cut
-    while (found := _NON_ASCII_RE.search(text, start)) is not None:  # O(len(text)) over the whole loop
-        end = found.end()  # the window takes in runs of non-ASCII with short ASCII stretches between them
-        while (more := _NON_ASCII_RE.search(text, end)) is not None and more.start() - end < ASCII_STRETCH:
-            end = more.end()
-        window = start  # where the window starts: a safe cut
-        if found.start() - start >= ASCII_STRETCH:
-            window = _extend_to_last_cut(pieces, text, start, found.start())
-        cut = _GPT2_CUT_RE.search(text, end)
-        start = len(text) if cut is None else cut.start()
-        pieces += _GPT2_RE.findall(text, window, start)
-    pieces += _GPT2_ASCII_RE.findall(text[start:])  # a slice of ASCII is a 1-byte string: re runs faster on it
-    return pieces
-
-
-def _extend_to_last_cut(pieces: list[str], text: str, start: int, end: int) -> int:
-    """Add the pieces of the ASCII ``text[start:end]`` (``start``: a safe cut)
-    up to its last safe cut, found among the piece boundaries from the end
-    (a safe cut is one: no piece crosses it); return where they stop."""
-    head = _GPT2_ASCII_RE.findall(text[start:end])  # exact up to the last safe cut before end
-    cut, kept = end, len(head)
-    while kept:  # usually a step or two: a space between two words is a safe cut
-        kept -= 1
-        cut -= len(head[kept])
-        if cut > start and _GPT2_CUT_RE.match(text, cut):  # the look-behind sees text[cut - 1]
-            break
-    else:
-        cut = start
-    del head[kept:]
-    pieces += head
-    return cut
+    return _GPT2_SPLIT(text)
 
 
 def special_token_pattern(special_tokens: Iterable[str]) -> regex.Pattern | None:
