@@ -27,11 +27,13 @@ SOLUTIONS = read_solutions(ROOT / "solutions")
 DUE = "2026-12-10T23:59+01:00"
 DUE_TS = datetime.fromisoformat(DUE).timestamp()
 DAY = 86400
+TWO_DAYS_AND_A_SECOND = DUE_TS + 2 * DAY + 1
 
 
 def test_canvas_and_moodle_names_give_the_student_and_the_lms_id():
     assert lms_identity("sato_ken_1023_55023_02_training.ipynb") == Identity("sato_ken", "1023", "canvas", "55023")
-    assert lms_identity("garciaana_LATE_1001_55001_05_x.ipynb") == Identity("garciaana", "1001", "canvas", "55001", True)
+    late = Identity("garciaana", "1001", "canvas", "55001", late_marker=True)
+    assert lms_identity("garciaana_LATE_1001_55001_05_x.ipynb") == late
     assert lms_identity("Ana María García_88_assignsubmission_file_02_training.ipynb") == Identity(
         "Ana María García", "88", "moodle"
     )
@@ -83,7 +85,12 @@ def _class() -> tuple[list[Submission], list[Report]]:
         _sub("sato_ken_1023_55023_02_training.ipynb", "02_training", [TaskResult("train", 1, 3)], DUE_TS - 3000),
         _sub("sato_ken_1023_55099_02_training-1.ipynb", "02_training", full, DUE_TS - 4000),  # newer by its id
         _sub("sato_ken_LATE_1023_55100_05_x.ipynb", "05_x", [TaskResult("bits", 4, 4)], DUE_TS - 10),
-        _sub("garciaana_1001_55200_02_training.ipynb", "02_training", [TaskResult("train", 2.5, 3)], DUE_TS + 2 * DAY + 1),
+        _sub(
+            "garciaana_1001_55200_02_training.ipynb",
+            "02_training",
+            [TaskResult("train", 2.5, 3)],
+            TWO_DAYS_AND_A_SECOND,
+        ),
         _sub("05_x.ipynb", "05_x", [TaskResult("bits", 3, 4)], DUE_TS + 0.5 * DAY, folder="garciaana_1001"),
         _sub(
             "05_x.ipynb",
@@ -167,11 +174,14 @@ def test_canvas_import_file_has_the_columns_and_points_possible_row_canvas_reads
         write_lms(class_gradebook(reports, subs, POLICY), "canvas", tmp_path / "c.csv", {"09_x": "1"})
 
 
+KEN = "Ken Sato_89_assignsubmission_file_"  # a folder of Moodle's download-all zip
+
+
 def test_moodle_import_file_has_an_identifying_column_and_one_per_grade_item(tmp_path):
     moodle = [
         _sub("Ana Garcia_88_assignsubmission_file_02_training.ipynb", "02_training", [TaskResult("t", 4, 5)], 0),
-        _sub("02_training.ipynb", "02_training", [TaskResult("t", 5, 5)], 0, folder="Ken Sato_89_assignsubmission_file_"),
-        _sub("05_x.ipynb", "05_x", [TaskResult("t", 1, 2)], 0, folder="Ken Sato_89_assignsubmission_file_"),
+        _sub("02_training.ipynb", "02_training", [TaskResult("t", 5, 5)], 0, folder=KEN),
+        _sub("05_x.ipynb", "05_x", [TaskResult("t", 1, 2)], 0, folder=KEN),
     ]
     book = class_gradebook([p[1] for p in moodle], [p[0] for p in moodle])
     assert write_lms(book, "moodle", tmp_path / "m.csv") == []
