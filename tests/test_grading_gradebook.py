@@ -79,7 +79,8 @@ def _class() -> tuple[list[Submission], list[Report]]:
     """A Canvas class: sato_ken (underscores) submits 02 twice and 05 late by
     Canvas's marker; garciaana submits 02 two days and a second late, and
     also has a folder named ``garciaana_1001`` holding 05; alice (a folder,
-    no LMS id) has a written answer pending; mallory's file is not a notebook."""
+    no LMS id) has a written answer pending, bob only that; mallory's file
+    is not a notebook."""
     full = [TaskResult("train", 3, 3), TaskResult("merge", 2, 2)]
     pairs = [
         _sub("sato_ken_1023_55023_02_training.ipynb", "02_training", [TaskResult("train", 1, 3)], DUE_TS - 3000),
@@ -100,6 +101,7 @@ def _class() -> tuple[list[Submission], list[Report]]:
             folder="alice",
         ),
     ]
+    pairs.append(_sub("05_x.ipynb", "05_x", [TaskResult("why", 0, 2, status=PENDING)], DUE_TS, folder="bob"))
     mallory = _sub("mallory_05_x.ipynb", "05_x", [], DUE_TS)
     mallory[1].error = f"not a readable notebook: {mallory[0].path}"
     pairs.append(mallory)
@@ -122,7 +124,8 @@ def test_the_gradebook_is_one_row_per_student_one_number_per_assignment(tmp_path
         ["student", "id", "02_training", "05_x", "pending", "late", "total", "max", "errors"],
         ["sato_ken", "1023", "5", "3.6", "0", "1", "8.6", "9", "0"],  # 05 late by the marker: 1 day, 10%
         ["garciaana", "1001", "1.88", "2.7", "0", "4", "4.58", "7", "0"],  # 3 days: 25% (the cap); 1 day
-        ["alice", "", "", "", "1", "0", "", "6", "0"],  # a written answer pending: no number yet
+        ["alice", "", "", "4", "1", "0", "4", "6", "0"],  # a written answer pending: counted apart
+        ["bob", "", "", "", "1", "0", "0", "2", "0"],  # only a written answer: nothing graded, an empty cell
         ["mallory", "", "", "0", "0", "0", "0", "0", "1"],
     ]
     text = (tmp_path / "book.csv").read_text(encoding="utf-8")
@@ -169,7 +172,7 @@ def test_canvas_import_file_has_the_columns_and_points_possible_row_canvas_reads
         ["sato_ken", "1023", "", "", "", "5", "3.6"],
         ["garciaana", "1001", "", "", "", "1.88", "2.7"],
     ]
-    assert left == ["alice", "mallory"]
+    assert left == ["alice", "bob", "mallory"]
     with pytest.raises(ValueError, match="--lms-assignment names 09_x, not graded in this run"):
         write_lms(class_gradebook(reports, subs, POLICY), "canvas", tmp_path / "c.csv", {"09_x": "1"})
 
@@ -225,7 +228,7 @@ def test_days_late_round_up_and_the_penalty_stops_at_the_cap():
 
 def test_reports_and_submissions_must_pair():
     subs, reports = _class()
-    with pytest.raises(ValueError, match="6 reports for 7 submissions"):
+    with pytest.raises(ValueError, match="7 reports for 8 submissions"):
         class_gradebook(reports[:-1], subs)
     with pytest.raises(ValueError, match="paired with the submission"):
         class_gradebook(reports[::-1], subs)

@@ -11,10 +11,12 @@ graded (``roster``'s, in the same order) and makes:
 - **one numeric column per assignment**: the newest submission counts
   (Canvas's larger submission id, else the later modification time); the
   earlier ones stay in the details, marked ``counted = no``;
-- **numbers only**: an assignment whose written answers await a person is
-  an empty cell (not a partial number an LMS would take as final), and
-  ``pending`` counts those answers; ``errors`` counts submissions not
-  graded (why is in the details); no path, message or nonce in the book;
+- **numbers only**: a cell holds the points graded so far; the written
+  answers that await a person count in neither it nor ``total`` (they are
+  in ``max``), and ``pending`` counts them; a cell with nothing graded yet
+  (no submission, or only written answers) is empty, never the text
+  "pending"; ``errors`` counts submissions not graded (why is in the
+  details); no path, message or nonce in the book;
 - **late work** (``LatePolicy``): ``--due`` with a time zone, the time a
   submission came in (Canvas's ``LATE`` marker says late but not when:
   "late (Canvas marker)", counted as the days the file's time gives, at
@@ -22,7 +24,7 @@ graded (``roster``'s, in the same order) and makes:
   (one second late is one day), and ``--late-penalty 10%/day`` capped by
   ``--late-cap 50%``: an assignment's cell is its points less that share.
   ``late`` is the days late, summed over the row's assignments (0 on
-  time), and ``total`` the penalised points (empty while any is pending).
+  time), and ``total`` the penalised points.
 
 ``write_details`` writes the per-task detail (the reason for each point
 lost, the nonce, the file relative to the class folder, the time used and
@@ -160,23 +162,22 @@ class Gradebook:
         return max((e.report.max_total for e in self.entries if e.report.assignment == assignment), default=0.0)
 
     def table(self) -> list[dict[str, Any]]:
-        """The gradebook as rows: student, id, lms, then numbers (None where none is final)."""
+        """The gradebook as rows: student, id, lms, then numbers (None where
+        nothing is graded yet: no submission, or only written answers)."""
         out = []
         for identity, by_assignment in self.rows.values():
             row: dict[str, Any] = {"student": identity.name, "id": identity.user_id, "lms": identity.lms}
             pending = sum(sum(1 for t in e.report.tasks if t.pending) for e in by_assignment.values())
-            total: float | None = 0.0
+            total = 0.0
             for name in self.assignments:
                 entry = by_assignment.get(name)
-                final = entry is not None and not entry.report.pending
-                row[name] = entry.points if entry is not None and final else None
-                if entry is not None and not final:
-                    total = None
-                elif entry is not None and total is not None:
-                    total += entry.points
+                tasks = entry.report.tasks if entry is not None else []
+                graded = entry is not None and (not tasks or any(not t.pending for t in tasks))
+                row[name] = entry.points if entry is not None and graded else None
+                total += entry.points if entry is not None else 0.0
             row["pending"] = pending
             row["late"] = sum(e.days for e in by_assignment.values())
-            row["total"] = round(total, 2) if total is not None else None
+            row["total"] = round(total, 2)
             row["max"] = sum(e.report.max_total for e in by_assignment.values())
             row["errors"] = sum(1 for e in self.entries if e.row.key == identity.key and e.report.error)
             out.append(row)

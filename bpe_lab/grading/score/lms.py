@@ -4,8 +4,9 @@ What this adds over ``gradebook`` (the class's numbers): the columns an
 LMS reads. Both files hold one row per student with an LMS id (a student
 known only by a folder name has no id an LMS could match, and is left out
 and named, for the instructor to enter by hand) and one column per
-assignment: its points after the late penalty, or an empty cell while a
-written answer awaits a person (an LMS leaves an empty cell's grade as it was).
+assignment: its points graded so far after the late penalty (``gradebook``:
+written answers awaiting a person are counted apart), or an empty cell where
+nothing is graded yet (an LMS leaves an empty cell's grade as it was).
 
 - **Canvas** (Gradebook → Import; the Canvas Instructor Guide, "How do I
   import grades in the Gradebook?", and the importer it documents,
