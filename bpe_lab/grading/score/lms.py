@@ -21,7 +21,8 @@ nothing is graded yet (an LMS leaves an empty cell's grade as it was).
 - **Moodle** (Grades → Import → CSV file; MoodleDocs "Grade import",
   https://docs.moodle.org/en/Grade_import): any columns, mapped on the
   import page: "Map from" a column that identifies the user to one of
-  userid, username, useridnumber or useremail ("Map to"), and each grade
+  userid, username, useridnumber or useremail ("Map to"; moodle/moodle
+  ``grade/import/csv/classes/load_data.php``), and each grade
   column to a grade item. The id in Moodle's download names is the
   assignment's participant identifier, so the file holds it as
   ``Participant``, and ``Full name``; with ``--lms-assignment`` a column
