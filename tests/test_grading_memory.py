@@ -238,7 +238,8 @@ def grade_cli(paths: list[Path], out: Path, *options: str, procs: str = "-") -> 
     lines = done.stderr.strip().splitlines()
     peak = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {"stderr": done.stderr[-3000:]}
     by_student: dict[str, dict] = {}
-    for task in csv.DictReader(details.open(newline="")) if out.exists() and details.exists() else []:
+    tasks = list(csv.DictReader(details.read_text().splitlines())) if out.exists() and details.exists() else []
+    for task in tasks:
         row = by_student.setdefault(task["student"], {"student": task["student"]})
         row[task["task"]] = task["task_points"]
     rows = list(by_student.values())
