@@ -312,7 +312,7 @@ def test_bpe_lab_grade_regrades_with_the_nonces_its_gradebook_recorded(tmp_path,
     nbformat.write(release_notebook(SOLUTION_03, "03_encoding"), path)
     book = tmp_path / "book.csv"
     args = ["grade", str(tmp_path / "class"), "--solutions", str(SOLUTIONS), "--json"]
-    assert main([*args, "--out", str(book)]) == 0
+    assert main([*args, "--details", str(book)]) == 0
     (first,) = json.loads(capsys.readouterr().out)
     path.write_text(path.read_text() + "\n")  # saved again: another file, the same submission
     assert main(args) == 0

@@ -224,7 +224,9 @@ def grade_cli(paths: list[Path], out: Path, *options: str, procs: str = "-") -> 
     """``bpe-lab grade`` on ``paths`` in a process of its own (moved into
     the cgroup of ``procs`` first): its peak, the gradebook's rows, each
     task's message by student and grade_id (its ``--json``), its exit status."""
+    details = out.with_name(out.stem + "-details.csv")  # the per-task points (the gradebook has one per assignment)
     args = [str(p) for p in paths] + ["--solutions", str(SOLUTIONS), "--out", str(out), "--json", *options]
+    args += ["--details", str(details)]
     done = subprocess.run(
         [sys.executable, "-c", GRADE_AND_PEAK, procs, "grade", *args],
         capture_output=True,
@@ -235,7 +237,12 @@ def grade_cli(paths: list[Path], out: Path, *options: str, procs: str = "-") -> 
     )
     lines = done.stderr.strip().splitlines()
     peak = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {"stderr": done.stderr[-3000:]}
-    rows = list(csv.DictReader(out.open(newline=""))) if out.exists() else []
+    by_student: dict[str, dict] = {}
+    tasks = list(csv.DictReader(details.read_text().splitlines())) if out.exists() and details.exists() else []
+    for task in tasks:
+        row = by_student.setdefault(task["student"], {"student": task["student"]})
+        row[task["task"]] = task["task_points"]
+    rows = list(by_student.values())
     try:
         reports = json.loads(done.stdout)
     except ValueError:

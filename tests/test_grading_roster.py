@@ -17,6 +17,7 @@ from bpe_lab.grading.authoring.release import release_notebook
 from bpe_lab.grading.intake.roster import collect, student_from_name
 from bpe_lab.grading.intake.submissions import read_solutions
 from bpe_lab.grading.score.feedback import feedback_page
+from bpe_lab.grading.score.gradebook import class_gradebook, write_class_gradebook
 from bpe_lab.grading.score.report import Report, TaskResult, write_gradebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +57,33 @@ def test_lms_download_names():
     assert student_from_name("smithjane_12345_67890_02_training.ipynb", []) == ("smithjane_12345", "02_training.ipynb")
     assert student_from_name("Jane Smith_777_assignsubmission_file_03_encoding.ipynb", [])[0] == "Jane_Smith_777"
     assert student_from_name("03_encoding.ipynb", []) == ("", "03_encoding.ipynb")
+    # a Canvas name holding an underscore: the submission id is not the student's
+    assert student_from_name("sato_ken_1023_55023_02_training.ipynb", []) == ("sato_ken_1023", "02_training.ipynb")
+    assert student_from_name("sato_ken_LATE_1023_55024_02_training.ipynb", [])[0] == "sato_ken_1023"
+
+
+def test_a_canvas_name_with_an_underscore_and_its_folder_are_one_student(tmp_path):
+    """Finding: ``sato_ken_1023_55023_…`` kept the submission id in the key, and
+    the same person from an LMS file and a folder named by it were two rows."""
+    _write(tmp_path / "c" / "sato_ken_1023_55023_02_training.ipynb", "02_training")
+    _write(tmp_path / "c" / "sato_ken_1023" / "03_encoding.ipynb", "03_encoding")
+    subs = collect([tmp_path / "c"], SOLUTIONS)
+    reports = [Report(str(s.path), s.assignment, [TaskResult("t", 1, 1)], student=s.student) for s in subs]
+    write_class_gradebook(class_gradebook(reports, subs), tmp_path / "book.csv")
+    assert (tmp_path / "book.csv").read_text(encoding="utf-8").splitlines() == [
+        "student,id,02_training,03_encoding,pending,late,total,max,errors",
+        "sato_ken,1023,1,1,0,0,2,2,0",
+    ]
+
+
+def test_a_class_gradebook_name_that_would_be_a_formula_is_text(tmp_path):
+    path = _write(tmp_path / HYPERLINK / "03_encoding.ipynb", "03_encoding")
+    subs = collect([tmp_path], SOLUTIONS)
+    reports = [Report(str(path), "03_encoding", [TaskResult("t", 1, 2)], student=HYPERLINK)]
+    write_class_gradebook(class_gradebook(reports, subs), tmp_path / "book.csv")
+    with open(tmp_path / "book.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert rows[1] == [f"'{HYPERLINK}", "", "1", "0", "0", "1", "2", "0"]
 
 
 def test_the_same_file_name_in_two_folders_is_two_students_never_merged(tmp_path):

@@ -1,9 +1,12 @@
 """``bpe-lab grade``: grading a class from the command line.
 
 What this adds over ``grader`` (``grade``, the function): the options an
-instructor sets (limits, workers, sandbox, salt), and what comes out: the
-reports printed (or ``--json``), the gradebook (``--out``, one row per
-student), a feedback file per student (``--feedback``), the seconds per
+instructor sets (limits, workers, sandbox, salt, the deadline and late
+policy), and what comes out: the reports printed (or ``--json``), the
+gradebook (``--out``: one row per student, one number per assignment,
+``score.gradebook``), the per-task detail (``--details``), the LMS's own
+import file (``--lms canvas|moodle``, ``score.lms``: beside ``--out`` as
+``STEM-canvas.csv``), a feedback file per student (``--feedback``), the seconds per
 submission, and with ``--similarity`` the answers that look copied
 (``similar_answers``; ``--similarity-only`` grades nothing and runs no kernel).
 The class is collected once (``roster.collect_class``): the grader and the
@@ -29,7 +32,9 @@ from typing import Any
 from bpe_lab.grading.commands.grader import Limits, Report, default_workers, format_report, grade_collection
 from bpe_lab.grading.intake.roster import Collection, collect_class
 from bpe_lab.grading.score.feedback import write_feedback
-from bpe_lab.grading.score.report import recorded_nonces, write_gradebook
+from bpe_lab.grading.score.gradebook import LatePolicy, class_gradebook, write_class_gradebook, write_details
+from bpe_lab.grading.score.lms import LMS_FORMATS, parse_lms_assignments, write_lms
+from bpe_lab.grading.score.report import recorded_nonces
 from bpe_lab.grading.score.similar_answers import THRESHOLD, Settings, similarity
 from bpe_lab.grading.score.similarity_report import format_similarity, write_similarity
 
@@ -40,6 +45,10 @@ def run_grade(args: argparse.Namespace) -> None:
     settings = Settings(threshold=args.similarity_threshold)  # a wrong threshold stops before grading
     limits = Limits(args.cell_timeout, args.timeout, args.memory_mb, processes=args.processes, disk_mb=args.disk_mb)
     sandbox = False if args.no_sandbox else {"auto": None, "require": True, "off": False}[args.sandbox]
+    policy = LatePolicy.parse(args.due, args.late_penalty, args.late_cap)  # a wrong --due stops before grading
+    lms_ids = parse_lms_assignments(args.lms_assignment)
+    if args.lms and not args.out:
+        raise ValueError(f"--lms {args.lms} writes beside the gradebook: give --out too")
     started = time.monotonic()
     collection = collect_class(args.submissions, args.solutions, args.assignment)  # the run's one reading
     if args.similarity_only:
@@ -60,9 +69,8 @@ def run_grade(args: argparse.Namespace) -> None:
         print("\n\n".join(format_report(r) for r in reports))
     if _wants_similarity(args):
         _similarity(args, settings, reports, collection)
-    if args.out:
-        write_gradebook(reports, args.out)
-        print(f"wrote {args.out} ({len(reports)} submissions)", file=sys.stderr)
+    if args.out or args.details:
+        _write_books(args, class_gradebook(reports, collection.submissions, policy), lms_ids)
     if args.feedback:
         written = write_feedback(reports, args.feedback)
         print(f"wrote {len(written)} feedback files to {args.feedback}", file=sys.stderr)
@@ -74,11 +82,57 @@ def run_grade(args: argparse.Namespace) -> None:
     )
 
 
+def _write_books(args: argparse.Namespace, book: Any, lms_ids: dict[str, str]) -> None:
+    """The gradebook (``--out``), its LMS file (``--lms``) and the detail (``--details``)."""
+    if args.out:
+        write_class_gradebook(book, args.out)
+        print(f"wrote {args.out} ({len(book.rows)} students, {len(book.entries)} submissions)", file=sys.stderr)
+    if args.lms:
+        out = Path(args.out).with_name(f"{Path(args.out).stem}-{args.lms}.csv")
+        left = write_lms(book, args.lms, out, lms_ids)
+        print(f"wrote {out} ({args.lms}'s grade import)", file=sys.stderr)
+        if left:
+            print(f"  left out (no {args.lms} id in their file names): {', '.join(left)}", file=sys.stderr)
+    if args.details:
+        write_details(book, args.details)
+        print(f"wrote {args.details} (per task)", file=sys.stderr)
+
+
 def add_grade_command(subparsers: Any) -> None:
     """Register ``bpe-lab grade`` (kept here so cli.py only wires it in)."""
     parser = subparsers.add_parser("grade", help="grade submitted notebooks against solutions/ into a gradebook")
     parser.add_argument("submissions", nargs="+", help="notebooks, or folders of notebooks (any layout: see README)")
-    parser.add_argument("--out", help="write the gradebook CSV here (one row per student)")
+    parser.add_argument(
+        "--out", help="write the gradebook CSV here (one row per student, one number per assignment; no paths)"
+    )
+    parser.add_argument(
+        "--details",
+        metavar="FILE",
+        help="write each submission's per-task points, reasons, nonce and file here (.json: JSON, else CSV)",
+    )
+    parser.add_argument(
+        "--lms",
+        choices=LMS_FORMATS,
+        help="also write the gradebook in this LMS's grade-import format, beside --out as STEM-LMS.csv",
+    )
+    parser.add_argument(
+        "--lms-assignment",
+        action="append",
+        metavar="ASSIGNMENT=ID",
+        help="the LMS's id of an assignment (Canvas: its column becomes 'ASSIGNMENT (ID)'); repeatable",
+    )
+    parser.add_argument(
+        "--due",
+        metavar="TIME",
+        help="the deadline, ISO 8601 with a time zone (2026-12-10T23:59+01:00); a submission's time is "
+        "Canvas's LATE marker, else its file's modification time",
+    )
+    parser.add_argument(
+        "--late-penalty",
+        metavar="SHARE/day",
+        help="points lost per started day late, e.g. 10%%/day (needs --due)",
+    )
+    parser.add_argument("--late-cap", metavar="SHARE", help="the most a late penalty takes, e.g. 50%% (default 100%%)")
     parser.add_argument("--feedback", metavar="DIR", help="write one Markdown feedback file per student here")
     parser.add_argument("--json", action="store_true", help="print the per-task reports as JSON")
     parser.add_argument("--solutions", default="solutions", help="folder of solution notebooks (default: solutions)")
@@ -91,7 +145,7 @@ def add_grade_command(subparsers: Any) -> None:
     parser.add_argument(
         "--nonces",
         metavar="FILE",
-        help="re-grade with the nonces an earlier run recorded (its --json output or --out gradebook), "
+        help="re-grade with the nonces an earlier run recorded (its --json output or --details file), "
         "so each submission meets the generated cases it met then (default: each file's own digest)",
     )
     parser.add_argument(

@@ -8,11 +8,20 @@ What this adds over ``submissions`` (reading one file safely): a class.
   given to ``bpe-lab grade``): nbgrader's ``submitted/`` holds
   ``STUDENT/ASSIGNMENT/NAME.ipynb``; one folder per student
   (``submissions/STUDENT/*.ipynb``, an LMS folder name included); or a file
-  at the top: an LMS download name (Canvas:
-  ``lastfirst_12345_67890_02_training.ipynb``, ``lastfirst_LATE_...``;
-  Moodle: ``Full Name_12345_assignsubmission_file_...``), or the file name
-  less the assignment's (``alice_03_encoding.ipynb``); a file given by
-  itself is named by its parent folder where its name says nothing more.
+  at the top: an LMS download name, or the file name less the
+  assignment's (``alice_03_encoding.ipynb``); a file given by itself is
+  named by its parent folder where its name says nothing more.
+- **who that is** (``Identity``, ``lms_identity``): Canvas's download
+  names are ``name[_LATE]_userid_submissionid_file`` (``name`` is the
+  student's sortable name, lower case, underscores included:
+  ``sato_ken_1023_55023_02_training.ipynb`` is ``sato_ken``, user 1023,
+  submission 55023; ``LATE`` is Canvas's marker of a late submission);
+  Moodle's "download all submissions" names files, or folders holding
+  them, ``Full Name_id_assignsubmission_file_…`` (the id is the
+  assignment's participant identifier). The LMS id is the student's stable
+  key: one student in the gradebook, however many files. A folder or file
+  with no id is that student too when its name is the LMS name with the id
+  (``sato_ken_1023``) or, for one student only, the LMS name itself.
   Nothing deeper counts: a notebook below the layout (mallory's
   ``mallory/03_encoding/bob/03_encoding/x.ipynb``) is reported as
   mallory's and not graded, never graded as bob's. Two submissions that
@@ -40,10 +49,13 @@ the similarity report compares the very notebooks that were graded.
 
 >>> student_from_name("smithjane_12345_67890_02_training-1.ipynb", ["02_training"])
 ('smithjane_12345', '02_training-1.ipynb')
+>>> lms_identity("sato_ken_LATE_1023_55023_02_training.ipynb")
+Identity(name='sato_ken', user_id='1023', lms='canvas', submission_id='55023', late_marker=True)
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -62,10 +74,56 @@ from bpe_lab.grading.intake.submissions import (
 from bpe_lab.grading.notebook_format import nbformat
 from bpe_lab.grading.terminal_text import shown
 
-__all__ = ["Submission", "Collection", "grade_ids", "student_from_name", "tell_assignment", "collect", "collect_class"]
+__all__ = [
+    "Identity",
+    "lms_identity",
+    "Submission",
+    "Collection",
+    "grade_ids",
+    "student_from_name",
+    "tell_assignment",
+    "collect",
+    "collect_class",
+]
 
-_CANVAS = re.compile(r"^(?P<name>[a-z][a-z0-9-]*?)(?:_late)?_(?P<id>\d+)_\d+_(?P<file>.+)$", re.IGNORECASE)
-_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_file_?(?P<file>.+)$")
+#: Canvas: ``name[_LATE]_userid_submissionid_file`` (a name has no space; it may hold underscores).
+_CANVAS = re.compile(r"^(?P<name>[^\s_][^\s]*?)(?P<late>_LATE)?_(?P<id>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+#: Moodle: ``Full Name_id_assignsubmission_file_…`` (a file, or a folder of the download-all zip).
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_[a-z]+_?(?P<file>.*)$")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a submission is from: the ``name`` its LMS or folder gives, the
+    LMS's ``user_id`` ("" when none: a folder per student), which ``lms``
+    ("canvas", "moodle" or ""), Canvas's ``submission_id`` and its
+    ``late_marker`` (the ``LATE`` in the file name)."""
+
+    name: str
+    user_id: str = ""
+    lms: str = ""
+    submission_id: str = ""
+    late_marker: bool = False
+
+    @property
+    def key(self) -> str:
+        """The gradebook's key: the LMS id, else the name."""
+        return f"{self.lms}:{self.user_id}" if self.user_id else self.name
+
+
+def lms_identity(name: str) -> Identity | None:
+    """The ``Identity`` an LMS download name (a file's or a folder's) gives,
+    or None when it is not one. Moodle's pattern is tried first: its names
+    hold spaces, Canvas's never do."""
+    if not isinstance(name, str):
+        raise TypeError(f"lms_identity takes a file or folder name, got {name!r:.100}")
+    found = _MOODLE.match(name)
+    if found:
+        return Identity(found["name"].strip(), found["id"], "moodle")
+    found = _CANVAS.match(name)
+    if found:
+        return Identity(found["name"], found["id"], "canvas", found["sub"], bool(found["late"]))
+    return None
 
 
 @dataclass(frozen=True)
@@ -73,7 +131,9 @@ class Submission:
     """One notebook to grade: ``student`` (unique per assignment), its
     ``assignment`` (None when it cannot be told: ``error`` says why), a
     ``note`` for the report, and the file as ``collect`` read it (``read``:
-    every later stage takes the notebook from there, never from the file)."""
+    every later stage takes the notebook from there, never from the file);
+    ``identity`` says who it is from (``Identity``), ``relative`` is its
+    path under the class folder, ``mtime`` its modification time."""
 
     path: Path
     student: str
@@ -81,6 +141,9 @@ class Submission:
     note: str = ""
     error: str = ""
     read: Submitted | None = field(default=None, compare=False, repr=False)
+    identity: Identity | None = field(default=None, compare=False)
+    relative: str = field(default="", compare=False)
+    mtime: float = field(default=0.0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -102,10 +165,9 @@ def grade_ids(nb: nbformat.NotebookNode) -> set[str]:
 def student_from_name(name: str, known: list[str]) -> tuple[str, str]:
     """``(student, original file name)`` from an LMS download name, or
     ``("", name)`` when it is not one."""
-    for pattern in (_CANVAS, _MOODLE):
-        found = pattern.match(name)
-        if found:
-            return f"{found['name'].strip().replace(' ', '_')}_{found['id']}", found["file"]
+    found = _MOODLE.match(name) or _CANVAS.match(name)
+    if found:
+        return f"{found['name'].strip().replace(' ', '_')}_{found['id']}", found["file"]
     return "", name
 
 
@@ -193,6 +255,28 @@ def _layout(path: Path, root: Path, known: list[str]) -> tuple[str, list[str], s
     )
 
 
+def _identity(path: Path, root: Path, student: str, known: list[str]) -> Identity:
+    """Who the file at ``path`` is from: the LMS name at the top of the
+    class folder (a file's, a Moodle folder's; in a folder per assignment,
+    the file's), else the ``student`` its layout gives."""
+    parts = path.relative_to(root).parts if path != root else (path.name,)
+    top = parts[1] if len(parts) == 2 and parts[0] in known else parts[0]
+    return lms_identity(top) or Identity(student)
+
+
+def _relative(path: Path, root: Path) -> str:
+    """``path`` under the class folder, as a POSIX path ("" for the folder itself)."""
+    return path.relative_to(root).as_posix() if path != root else path.name
+
+
+def _mtime(path: Path) -> float:
+    """The file's modification time (of a link itself: it is never followed); 0.0 when gone."""
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
 def collect(
     inputs: Sequence[PathLike], solutions: dict[str, nbformat.NotebookNode], override: str | None = None
 ) -> list[Submission]:
@@ -203,20 +287,35 @@ def collect(
     found: list[Submission] = []
     for root, path, kind in notebook_files(inputs):
         student, named, deep = _layout(path, root, known)
+        identity, relative, mtime = _identity(path, root, student, known), _relative(path, root), _mtime(path)
         if kind:  # a link, a pipe: reported (as its name's assignment, worth 0), never read
             unread = not_a_file(kind, path.relative_to(root).as_posix())
             assignment, _, error = tell_assignment(None, named, own, override)
             error = "; ".join(filter(None, [unread, error]))
-            found.append(Submission(path, student, assignment, error=error, read=Submitted(None, error=unread)))
+            unread_one = Submitted(None, error=unread)
+            found.append(
+                Submission(
+                    path,
+                    student,
+                    assignment,
+                    error=error,
+                    read=unread_one,
+                    identity=identity,
+                    relative=relative,
+                    mtime=mtime,
+                )
+            )
             continue
         if deep:
-            found.append(Submission(path, student, None, error=deep))
+            found.append(Submission(path, student, None, error=deep, identity=identity, relative=relative, mtime=mtime))
             continue
         read = read_once(path, root)  # the one read of this file: later stages take its notebook from here
         assignment, note, error = tell_assignment(read.notebook, named, own, override)
         if assignment is None and read.error:
             error = f"{read.error}; {error}"
-        found.append(Submission(path, student, assignment, note, error, read))
+        found.append(
+            Submission(path, student, assignment, note, error, read, identity=identity, relative=relative, mtime=mtime)
+        )
     return _apart(found)
 
 

@@ -174,7 +174,8 @@ def write_gradebook(reports: list[Report], path: PathLike) -> None:
 
 def recorded_nonces(path: PathLike) -> dict[tuple[str, str], str]:
     """``{(student, assignment): nonce}`` from what an earlier grading wrote:
-    its ``--json`` reports or its gradebook CSV (``write_gradebook``; a row's
+    its ``--json`` reports, its ``--details`` (CSV or JSON: the student as
+    graded is ``graded_as``) or a CSV of ``write_gradebook`` (a row's
     assignments and nonces side by side), so that a re-grade meets the same
     generated cases even where the file was saved again. (A student whose
     name holds a control character is found by the JSON only: the CSV shows
@@ -188,13 +189,14 @@ def recorded_nonces(path: PathLike) -> dict[tuple[str, str], str]:
     if text.lstrip().startswith("["):
         for report in json.loads(text):
             if isinstance(report, dict) and report.get("nonce") and report.get("assignment"):
-                found[(str(report["student"]), str(report["assignment"]))] = str(report["nonce"])
+                student = report.get("graded_as", report.get("student"))
+                found[(str(student), str(report["assignment"]))] = str(report["nonce"])
         return found
     rows = list(csv.DictReader(text.splitlines(keepends=True)))
     if rows and "nonce" not in rows[0]:
-        raise ValueError(f"{path}: no nonce column (was it written by bpe-lab grade --out?)")
+        raise ValueError(f"{path}: no nonce column (was it written by bpe-lab grade --details?)")
     for row in rows:
-        student = _unescaped(row.get("student") or "")
+        student = _unescaped(row.get("graded_as") or row.get("student") or "")
         for assignment, nonce in zip(row["assignment"].split("; "), row["nonce"].split("; ")):
             if assignment != "?" and nonce != "-":
                 found[(student, _unescaped(assignment))] = nonce
