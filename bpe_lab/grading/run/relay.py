@@ -1,8 +1,9 @@
 """A relay between a kernel and the grader: the grader's memory out of a kernel's reach.
 
-What this adds over ``wire`` (the grader's sockets read frames one at a
-time and keep a message only while it is small): a bound on what zmq holds
-before the grader reads anything. zmq delivers a multipart message whole,
+What this adds over ``wire`` (the grader's sockets refuse a frame over
+``MAXMSGSIZE``): a bound on what zmq holds before the grader reads
+anything, so that the grader reads kernels through jupyter_client's
+public client, unchanged. zmq delivers a multipart message whole,
 and it has no limit on the number of frames, so one message of 300 frames
 of 7 MB each (every frame under ``MAXMSGSIZE``) was two gigabytes in the
 grader's own process before the first frame could be dropped. A kernel can
@@ -13,7 +14,8 @@ So the grader no longer connects to a kernel. Each kernel gets a relay
 process, started by the grader (``Relay``), that connects to the kernel's
 five sockets as the grader would, and offers five of its own to the grader
 (abstract unix sockets: no file to replace, and unreachable from the
-sandbox's network namespace). What it forwards to the grader is a Jupyter
+sandbox's network namespace), named as jupyter_client names a kernel's
+(``front_info``: the connection info the grader's client is given). What it forwards to the grader is a Jupyter
 message of sane shape only: at most ``_MAX_IDS`` identities, the
 ``<IDS|MSG>`` delimiter, the signature and the four dictionaries, and no
 buffers (the grader never reads them; they are outside the signature), all
@@ -57,7 +59,7 @@ import sys
 import uuid
 from typing import Any
 
-__all__ = ["RELAY_MEMORY", "CHANNELS", "DELIMITER", "Relay", "available", "front_url", "shape"]
+__all__ = ["RELAY_MEMORY", "CHANNELS", "DELIMITER", "Relay", "available", "front_info", "front_url", "shape"]
 
 #: The relay's address space: its interpreter and zmq (about 40 MB) and
 #: what it may hold at once of messages it drops (a few of ``wire.MAX_MESSAGE``,
@@ -86,9 +88,24 @@ def available() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "memfd_create")
 
 
+def front_info(front: str) -> dict[str, Any]:
+    """The relay's sockets as jupyter_client's connection info: a client
+    given it connects to them (``ipc://IP-PORT``, ``front_url``).
+
+    >>> front_info("r")["ip"], front_info("r")["iopub_port"]
+    ('@r', 5)
+    """
+    return {"transport": "ipc", "ip": f"@{front}", **{f"{c}_port": n for n, c in enumerate(CHANNELS, 1)}}
+
+
 def front_url(front: str, channel: str) -> str:
-    """Where the grader's socket for ``channel`` connects: the relay's, an abstract unix socket."""
-    return f"ipc://@{front}-{channel}"
+    """Where the grader's socket for ``channel`` connects: the relay's, an
+    abstract unix socket named as jupyter_client names a port's (``front_info``).
+
+    >>> front_url("r", "shell")
+    'ipc://@r-1'
+    """
+    return f"ipc://@{front}-{list(CHANNELS).index(channel) + 1}"
 
 
 def shape(channel: str, sizes: list[int], delimiter: int | None, most: int = 8 << 20) -> int:

@@ -48,6 +48,19 @@ What the grader needs from a kernel, and why each piece is here:
   needs the one that got stuck (``Cell.after``: a test's hidden calls after
   its visible check's).
 
+- **Public API only.** The kernel is driven by jupyter_client's public
+  client (``execute(store_history=False)``, ``get_iopub_msg``,
+  ``get_shell_msg``, ``is_alive``, ``shutdown_kernel``), in one coroutine
+  per cell (``_Kernel._execute``). It was driven by nbclient's
+  ``NotebookClient``, with three of its private methods overridden
+  (``_async_poll_for_reply``, ``_async_poll_output_msg``,
+  ``_async_poll_kernel_alive``) only to find the three tasks nbclient
+  starts for a cell: after a timeout it left one waiting on a socket the
+  kernel's teardown closed, which failed later, logged by asyncio; and
+  ``_async_cleanup_kernel`` was called to stop a kernel. Reading the
+  messages itself, the grader starts no task for a cell, so none is left
+  over, and it keeps only what it reads (errors and one result).
+
 - **Walls.** With a ``Confinement`` from ``jail``, the kernel runs inside
   bubblewrap as nobody with no capability, seeing only what it is given
   (no network, only its own folder writable), and is reached over unix
@@ -58,7 +71,7 @@ What the grader needs from a kernel, and why each piece is here:
 from __future__ import annotations
 
 import asyncio
-import functools
+import contextlib
 import itertools
 import json
 import os
@@ -66,9 +79,12 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
-from bpe_lab.grading.notebook_format import nbformat
+import zmq
+import zmq.asyncio
+
 from bpe_lab.grading.run import cgroups, wire
 from bpe_lab.grading.run.budget import Budget, remove_new, watch
 from bpe_lab.grading.run.jail import Confinement, python
@@ -112,6 +128,7 @@ _MAX_RESTARTS = 3
 _KERNELS = itertools.count()  # numbers the kernels this process starts, for their sockets' names
 _MAX_OUTPUTS = 10  # kept per cell: errors and results only
 _MAX_CASES = 1000  # hidden calls in one probe, at most
+_STARTUP_TIMEOUT = 60  # seconds for a kernel to answer its first request
 
 
 @dataclass(frozen=True)
@@ -229,58 +246,40 @@ def _plausible(results: Any) -> bool:
     )
 
 
-@functools.cache
-def _client_class() -> Any:
-    """nbclient's client, keeping only errors and results, and the tasks
-    it starts for a cell (``settle``)."""
-    from nbclient import NotebookClient
+#: After a cell's reply, how long its last output (the kernel's "idle") may take (nbclient's ``iopub_timeout``).
+_IOPUB_GRACE = 4.0
+#: How often a running cell's kernel is looked at (a kernel that died answers nothing).
+_ALIVE_EVERY = 1.0
 
-    class QuietClient(NotebookClient):
-        # nbclient runs each cell as three tasks (the reply, the output, a look at the kernel each
-        # second) and, after a timeout, leaves the output one waiting on a socket that the kernel's
-        # teardown closes: it failed later with "Socket operation on non-socket", logged by asyncio
-        # (which on CPython 3.11.7 once broke a parse: see parsing). Each marks itself here.
-        async def _async_poll_for_reply(self, *args: Any) -> Any:
-            self._mark()
-            return await super()._async_poll_for_reply(*args)
 
-        async def _async_poll_output_msg(self, *args: Any) -> None:
-            self._mark()
-            await super()._async_poll_output_msg(*args)
+class _Stuck(Exception):
+    """A cell that ran past its time limit (``status``: timeout) or whose kernel died (dead)."""
 
-        async def _async_poll_kernel_alive(self) -> None:
-            self._mark()
-            await super()._async_poll_kernel_alive()
+    def __init__(self, status: str) -> None:
+        super().__init__(status)
+        self.status = status
 
-        def _mark(self) -> None:
-            task = asyncio.current_task()
-            if task is not None:
-                self.__dict__.setdefault("bpe_lab_tasks", set()).add(task)
 
-        async def settle(self) -> None:
-            """Cancel every task started for a cell that is still pending, and
-            await them all (their exceptions retrieved, never logged later)."""
-            tasks = list(self.__dict__.pop("bpe_lab_tasks", set()))
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
-            kind, content = msg["msg_type"], msg["content"]
-            if kind == "status":  # "idle" ends the cell
-                return super().process_message(msg, cell, cell_index)
-            if len(cell.outputs) >= _MAX_OUTPUTS:
-                return None
-            if kind == "display_data" and any(RESULT_MIME in o.get("data", {}) for o in cell.outputs):
-                return None  # a probe sends one
-            if kind == "error":
-                content["traceback"] = [str(line)[-2000:] for line in content.get("traceback", [])[-5:]]
-                content["evalue"] = str(content.get("evalue", ""))[:1000]
-            elif not (kind == "display_data" and _plausible(content.get("data", {}).get(RESULT_MIME))):
-                return None
-            return super().process_message(msg, cell, cell_index)
-
-    return QuietClient
+def _kept(msg: dict[str, Any], outputs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What the grader keeps of one output message of a cell (None: nothing):
+    errors, shortened, and one probe-shaped ``RESULT_MIME`` display."""
+    kind, content = msg.get("msg_type"), msg.get("content") or {}
+    if len(outputs) >= _MAX_OUTPUTS or not isinstance(content, dict):
+        return None
+    if kind == "error":
+        traceback = content.get("traceback", [])
+        return {
+            "output_type": "error",
+            "ename": str(content.get("ename", "Error"))[:200],
+            "evalue": str(content.get("evalue", ""))[:1000],
+            "traceback": [str(line)[-2000:] for line in (traceback if isinstance(traceback, list) else [])[-5:]],
+        }
+    data = content.get("data")
+    if kind == "display_data" and isinstance(data, dict) and _plausible(data.get(RESULT_MIME)):
+        if any(RESULT_MIME in o.get("data", {}) for o in outputs):
+            return None  # a probe sends one
+        return {"output_type": "display_data", "data": {RESULT_MIME: data[RESULT_MIME]}}
+    return None
 
 
 class _Kernel:
@@ -290,7 +289,9 @@ class _Kernel:
     def __init__(self, workdir: Path, limits: Limits, confinement: Confinement):
         self.workdir, self.limits, self.confinement = workdir, limits, confinement
         self.token = new_token()
-        self.client: Any = None  # an nbclient NotebookClient while the kernel runs
+        self.km: Any = None  # jupyter_client's kernel manager while the kernel runs (``wire``)
+        self.kc: Any = None  # and its client, whose sockets connect to the relay
+        self.poller: Any = None  # the client's shell and iopub sockets, waited on together
         self.relay: Relay | None = None  # between the kernel and the grader's sockets (relay)
         self.watcher: asyncio.Task[None] | None = None
         self.cgroup: cgroups.Cgroup | None = None  # its memory and pids cgroups, where they can be made
@@ -300,20 +301,16 @@ class _Kernel:
         self.deadline = time.monotonic() + limits.notebook_timeout
 
     async def start(self) -> None:
-        nb = nbformat.v4.new_notebook()  # type: ignore[no-untyped-call, unused-ignore]
-        self.client = _client_class()(
-            nb, allow_errors=True, interrupt_on_timeout=False, shutdown_kernel="immediate", startup_timeout=60
-        )
         ipc = self.confinement.ipc_dir  # in the sandbox: unix sockets, there is no network
         name = f"k{next(_KERNELS)}"  # short: a unix socket's whole path has at most 107 bytes (jail.MAX_IPC_DIR)
-        self.client.km = manager_class(KERNEL_NAME)(
+        self.km = manager_class(KERNEL_NAME)(
             kernel_argv(self.limits),
             connection_file=str((ipc or self.workdir.parent) / f"{name}.json"),
             **({"transport": "ipc", "ip": str(ipc / name)} if ipc else {}),
         )
         self.relay = Relay() if relay_available() else None
         if self.relay is not None:  # the grader's sockets connect to the relay, never to the kernel
-            self.client.km.relay = self.relay.front
+            self.km.relay = self.relay.front
         self.over_budget = ""
         env = kernel_env(self.workdir, self.confinement, self.token, dict(os.environ))
         budget = self.limits.budget
@@ -321,36 +318,35 @@ class _Kernel:
         self.cgroup = await asyncio.to_thread(cgroups.make, memory, budget.tasks + 1)
         if self.cgroup is not None:
             env["BPE_LAB_CGROUP"] = json.dumps(self.cgroup.procs)
-        await self.client.async_start_new_kernel(
-            cwd=str(self.workdir),
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        await self.km.start_kernel(cwd=str(self.workdir), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if self.relay is not None:
-            self.relay.start(self.client.km.get_connection_info(), wire.MAX_MESSAGE, {MARK: self.token})
-        root = getattr(self.client.km.provisioner, "pid", None)
+            self.relay.start(self.km.get_connection_info(), wire.MAX_MESSAGE, {MARK: self.token})
+        root = getattr(self.km.provisioner, "pid", None)
         if root is not None:
             self.watcher = asyncio.create_task(
                 watch(root, self.workdir.parent, self.limits.budget, self._stopped, self._too_much_received)
             )
-        await self.client.async_start_new_kernel_client()
+        self.kc = self.km.client()
+        self.kc.allow_stdin = False
+        self.kc.start_channels()
+        await self.kc.wait_for_ready(timeout=_STARTUP_TIMEOUT)
+        self.poller = zmq.asyncio.Poller()
+        for channel in (self.kc.shell_channel, self.kc.iopub_channel):
+            self.poller.register(channel.socket, zmq.POLLIN)
 
     @property
     def root(self) -> int | None:
         """The pid of the kernel's first process (in the sandbox, bubblewrap's), None before it starts."""
-        if self.client is None or self.client.km is None:
+        if self.km is None:
             return None
-        return getattr(self.client.km.provisioner, "pid", None)
+        return getattr(self.km.provisioner, "pid", None)
 
     def _stopped(self, reason: str) -> None:
         self.over_budget = reason
 
     def _sessions(self) -> list[Any]:
         """The sessions reading this kernel's messages (the manager's and its client's)."""
-        if self.client is None:
-            return []
-        found = [getattr(self.client.km, "session", None), getattr(self.client.kc, "session", None)]
+        found = [getattr(self.km, "session", None), getattr(self.kc, "session", None)]
         return list({id(s): s for s in found if hasattr(s, "received")}.values())
 
     def _too_much_received(self) -> str:
@@ -384,46 +380,45 @@ class _Kernel:
         if self.watcher is not None:
             self.watcher.cancel()
             self.watcher = None
-        if self.client is not None:
-            await self.client.settle()
-        if self.client is not None and self.client.km is not None:
+        if self.km is not None:
             self.received += self._received_now()
-            try:
-                await self.client._async_cleanup_kernel()
-            except Exception:  # noqa: BLE001 - a dead kernel may fail to clean up; nothing left to do
+            try:  # a dead kernel may fail to shut down: nothing left to do (what is left is reaped)
+                if await self.km.is_alive():
+                    await self.km.shutdown_kernel(now=True)
+            except Exception:  # noqa: BLE001
                 pass
+            finally:
+                if self.kc is not None:
+                    self.kc.stop_channels()
+                with contextlib.suppress(Exception):
+                    await self.km.cleanup_resources()
+        self.km = self.kc = self.poller = None
         if self.relay is not None:
             self.relay.stop()
             self.relay = None
-        self.client = None
         if self.cgroup is not None:  # whatever is left in it is killed
             await asyncio.to_thread(self.cgroup.remove)
             self.cgroup = None
 
     async def run(self, source: str, results: bool = False) -> Outcome:
-        from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
         timeout = min(self.limits.cell_timeout, self.deadline - time.monotonic())
         if timeout <= 0:
             return Outcome(
                 "not run", f"not run: the notebook time limit ({self.limits.notebook_timeout:g} s) was reached"
             )
-        cell = nbformat.v4.new_code_cell(source)  # type: ignore[no-untyped-call, unused-ignore]
-        self.client.nb.cells = [cell]
-        self.client.timeout = max(1, round(timeout))
-        replies: list[dict[str, Any]] = []
-        self.client.on_cell_executed = lambda **kw: replies.append(kw.get("execute_reply") or {})
+        seconds = max(1, round(timeout))
         for session in self._sessions():
             session.results = results
         try:
-            await self.client.async_execute_cell(cell, 0, store_history=False)  # nothing kept in In, _ih, Out
-            outcome = _outcome(cell, replies)
-        except CellTimeoutError:
-            outcome = Outcome("timeout", f"timed out after {self.client.timeout} s (an infinite loop?)")
-        except DeadKernelError:
-            outcome = Outcome("dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)")
-        finally:
-            await self.client.settle()  # nothing of this cell left running
+            status, outputs = await self._execute(source, seconds)
+            outcome = _outcome(outputs, status)
+        except _Stuck as stuck:
+            if stuck.status == "timeout":
+                outcome = Outcome("timeout", f"timed out after {seconds} s (an infinite loop?)")
+            else:
+                outcome = Outcome(
+                    "dead", "the kernel died (the notebook called os._exit, crashed, or ran out of memory)"
+                )
         for session in self._sessions():
             session.results = False
         self.over_budget = self.over_budget or self._too_much_received()
@@ -431,15 +426,55 @@ class _Kernel:
             return Outcome("dead", f"stopped: {self.over_budget}")
         return outcome
 
+    async def _execute(self, source: str, seconds: float) -> tuple[str | None, list[dict[str, Any]]]:
+        """Run ``source`` (nothing kept in In, _ih, Out) and read its messages
+        until its reply and its last output are in: the reply's status (None:
+        no reply) and the outputs kept (``_kept``). One coroutine, jupyter_client's
+        public client: nothing of the cell is left running when it returns.
+        Raises ``_Stuck`` past ``seconds`` or when the kernel died."""
+        kc = self.kc
+        msg_id = kc.execute(source, store_history=False, allow_stdin=False, stop_on_error=False)
+        start = time.monotonic()
+        deadline, alive_at = start + seconds, start + _ALIVE_EVERY
+        status: str | None = None
+        replied, idle = False, False
+        outputs: list[dict[str, Any]] = []
+        while not (replied and idle):
+            now = time.monotonic()
+            if not replied and now >= deadline:
+                raise _Stuck("timeout")
+            if replied and now >= deadline:
+                break  # the reply is in; its last output did not come (nbclient goes on too)
+            if now >= alive_at:
+                alive_at = now + _ALIVE_EVERY
+                if not await self.km.is_alive():
+                    if replied:
+                        break
+                    raise _Stuck("dead")
+            await self.poller.poll(max(1, int((min(deadline, alive_at) - now) * 1000)))
+            with contextlib.suppress(Empty):
+                msg = await kc.get_iopub_msg(timeout=0)
+                if msg.get("parent_header", {}).get("msg_id") == msg_id:
+                    content = msg.get("content") or {}
+                    if msg.get("msg_type") == "status" and content.get("execution_state") == "idle":
+                        idle = True
+                    elif (kept := _kept(msg, outputs)) is not None:
+                        outputs.append(kept)
+            with contextlib.suppress(Empty):
+                msg = await kc.get_shell_msg(timeout=0)
+                if msg.get("parent_header", {}).get("msg_id") == msg_id and not replied:
+                    replied = True
+                    said = (msg.get("content") or {}).get("status")
+                    status = said if isinstance(said, str) else None
+                    deadline = time.monotonic() + _IOPUB_GRACE
+        return status, outputs
 
-def _outcome(cell: nbformat.NotebookNode, replies: list[dict[str, Any]]) -> Outcome:
-    errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-    results = [
-        o["data"][RESULT_MIME]
-        for o in cell.outputs
-        if o.get("output_type") == "display_data" and RESULT_MIME in o.get("data", {})
-    ]
-    status = (replies[-1].get("content", {}).get("status") if replies else None) or "error"
+
+def _outcome(outputs: list[dict[str, Any]], status: str | None) -> Outcome:
+    """A cell's outcome from the outputs kept and its reply's status (None: no reply)."""
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    results = [o["data"][RESULT_MIME] for o in outputs if o.get("output_type") == "display_data"]
+    status = status or "error"
     if errors or status != "ok":
         text = _error_text(errors[0]) if errors else f"the cell ended with status {status!r}"
         return Outcome("error", text, results)
