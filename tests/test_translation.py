@@ -14,10 +14,13 @@ import matplotlib
 import polib
 import pytest
 
-from bpe_lab.translate import (
+from bpe_lab.grading.authoring.release import stale_chinese
+from bpe_lab.grading.authoring.translation import (
     CATALOG,
     EDITIONS,
+    EXERCISE_EDITIONS,
     LANG_CELL_ID,
+    catalog_name,
     catalog_problems,
     code_segments,
     extract,
@@ -28,9 +31,11 @@ from bpe_lab.translate import (
     translate_notebook,
     update_catalog,
 )
+from bpe_lab.grading.commands.grader import grade_notebook
 from bpe_lab.ui.labels import current_language, set_language
 
 ROOT = Path(__file__).resolve().parents[1]
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 SOURCES = [ROOT / path for path in EDITIONS]
 
 
@@ -46,10 +51,12 @@ def _zh(path: Path) -> Path:
     return path.parent / "zh" / path.name
 
 
-@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
-def test_every_text_of_a_notebook_with_a_chinese_edition_is_translated(source):
-    entries = extract(_load(source), source.stem)
-    assert len(entries) >= 100 if source.stem == "02_training" else entries
+@pytest.mark.parametrize("path", [*EDITIONS, *EXERCISE_EDITIONS])
+def test_every_text_of_a_notebook_with_a_chinese_edition_is_translated(path):
+    entries = extract(_load(ROOT / path), catalog_name(path))
+    assert len(entries) == {"notebooks/02_training.ipynb": 100, "exercises/02_training.ipynb": 13}.get(
+        path, len(entries)
+    )
     assert catalog_problems(_catalog(), entries) == []
 
 
@@ -90,7 +97,8 @@ def test_a_changed_paragraph_is_fuzzy_a_new_one_untranslated_a_gone_one_obsolete
         f"{context}: untranslated 'A brand new closing remark.'",
     ]
     # untouched entries keep their translations
-    assert len([e for e in merged if not e.obsolete]) == len(old)  # one paragraph came, one went
+    kept = [e for e in merged if not e.obsolete and e.msgctxt.startswith(f"{source.stem}#")]
+    assert len(kept) == len(old)  # one paragraph came, one went
 
 
 def test_a_source_paragraph_without_an_entry_fails():
@@ -207,3 +215,53 @@ def test_each_chinese_checkpoint_judges_every_answer_as_its_english_twin(source,
             zh.answer(value)
             assert zh.correct is en.correct, f"{cell}: {value!r} judged otherwise in Chinese"
         assert re.search("[\u4e00-\u9fff]", zh.feedback) and not re.search("[\u4e00-\u9fff]", en.feedback)
+
+
+EXERCISES = ROOT / "exercises"
+
+
+def test_the_chinese_exercises_are_what_release_writes():
+    assert [p.name for p in (EXERCISES / "zh").glob("*.ipynb")] == ["02_training.ipynb"]
+    assert stale_chinese(EXERCISES) == []
+
+
+def test_the_chinese_exercise_keeps_the_tasks_and_code_of_the_english_one():
+    english = _load(EXERCISES / "02_training.ipynb")
+    chinese = _load(EXERCISES / "zh" / "02_training.ipynb")
+    assert chinese["metadata"]["bpe_lab"] == {"assignment": "02_training", "lang": "zh"}
+    assert [(c["id"], c["cell_type"], c["metadata"]) for c in chinese["cells"]] == [
+        (c["id"], c["cell_type"], c["metadata"]) for c in english["cells"]
+    ]
+    grade_ids = [c["metadata"]["nbgrader"]["grade_id"] for c in chinese["cells"] if "nbgrader" in c["metadata"]]
+    assert len(grade_ids) == 10 and "02_training_train" in grade_ids
+    for zh, en in zip(chinese["cells"], english["cells"]):
+        if zh["cell_type"] == "code" or "".join(en["source"]) == "YOUR ANSWER HERE":
+            assert zh["source"] == en["source"]
+        else:
+            assert re.search("[\u4e00-\u9fff]", "".join(zh["source"])), f"cell {zh['id']} is not in Chinese"
+
+
+def test_the_english_solution_grades_a_solved_chinese_exercise(tmp_path):
+    """The Chinese copy, its task cells filled with the solution's code, scores full marks."""
+    solution = {
+        c["metadata"]["nbgrader"]["grade_id"]: c
+        for c in _load(ROOT / "solutions" / "02_training.ipynb")["cells"]
+        if "nbgrader" in c["metadata"]
+    }
+    submission = _load(EXERCISES / "zh" / "02_training.ipynb")
+    for cell in submission["cells"]:
+        task = cell["metadata"].get("nbgrader", {})
+        if task.get("solution") and cell["cell_type"] == "code":
+            lines = "".join(solution[task["grade_id"]]["source"]).split("\n")
+            cell["source"] = "\n".join(line for line in lines if line.strip() not in (BEGIN, END))
+    path = tmp_path / "02_training.ipynb"
+    path.write_text(json.dumps(submission, ensure_ascii=False), encoding="utf-8")
+    report = grade_notebook(path, solutions_dir=ROOT / "solutions", assignment="02_training")
+    scores = {task.grade_id: (task.points, task.max_points) for task in report.tasks}
+    assert scores == {
+        "02_training_count_pairs": (2, 2),
+        "02_training_merge_pair": (2, 2),
+        "02_training_train": (3, 3),
+        "02_training_first_mistake": (2, 2),
+        "02_written_tie_rule": (0, 1),  # a written answer: pending manual grading
+    }
