@@ -197,8 +197,9 @@ def test_each_chinese_checkpoint_judges_every_answer_as_its_english_twin(source,
     import matplotlib.pyplot as plt
 
     try:
-        english = _checkpoints(source)
-        chinese = _checkpoints(_zh(source))
+        with matplotlib.rc_context():  # the notebooks' use_fonts() and figure size stay in them
+            english = _checkpoints(source)
+            chinese = _checkpoints(_zh(source))
         assert current_language() == "zh"  # the Chinese notebook's first code cell chose it
     finally:
         set_language("en")
