@@ -5,7 +5,7 @@ bpe-lab encode --merges-file merges.txt lowest newer   # also subword-nmt's code
 bpe-lab encode-file corpus.txt --gpt2 --out ids.npy --workers 2
 bpe-lab corpus --mb 128          # an offline corpus for the benchmark
 bpe-lab lab [FOLDER] [--update] [-- JUPYTERLAB ARGS]  # the course, copied out of the installed package
-bpe-lab release / grade / gradescope / bench  # for instructors: exercises, grading, the benchmark
+bpe-lab release / translate / grade / gradescope / bench  # for instructors: exercises, grading, the benchmark
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from bpe_lab.course import START_PAGE, CourseCopy, copy_course, open_lab, update
 from bpe_lab.grading.authoring.release import add_release_command
 from bpe_lab.grading.commands.grade_command import add_grade_command
 from bpe_lab.grading.commands.gradescope import add_gradescope_command
+from bpe_lab.translate import add_translate_command
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -126,7 +127,7 @@ def _lab(args: argparse.Namespace) -> None:
 #: ``bpe-lab --help`` lists the commands in these groups, in this order (a test fails on a command in none).
 COMMAND_GROUPS = {
     "learner commands": ("lab", "train", "encode", "encode-file", "corpus"),
-    "instructor commands (exercises, grading, the benchmark)": ("release", "grade", "gradescope", "bench"),
+    "instructor commands (exercises, grading, the benchmark)": ("release", "translate", "grade", "gradescope", "bench"),
 }
 
 
@@ -225,6 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     lab.set_defaults(run=_lab)
 
     add_release_command(sub)
+    add_translate_command(sub)
     add_grade_command(sub)
     add_gradescope_command(sub)
     add_bench_command(sub)

@@ -9,6 +9,11 @@ here, keyed the same way in every language, means a translation can be
 checked for completeness by a test and nothing is hard-coded in the HTML.
 Values may hold ``str.format`` fields; each language uses the same fields.
 
+A Chinese notebook calls ``set_language("zh")`` once, in a visible cell at its
+top (``bpe-lab translate`` writes it): from then on ``labels()`` answers in
+Chinese wherever a widget kept the default ``lang="en"``, so a learner passes
+no ``lang=``. ``set_language("en")`` turns it back.
+
 >>> label("next_merge", "zh")
 '下一轮合并'
 >>> label("round_of", "en").format(round=2, total=5)
@@ -17,7 +22,7 @@ Values may hold ``str.format`` fields; each language uses the same fields.
 
 from __future__ import annotations
 
-__all__ = ["LANGS", "LABELS", "label", "labels"]
+__all__ = ["LANGS", "LABELS", "current_language", "label", "labels", "set_language"]
 
 EN: dict[str, str] = {
     "colon": ": ",
@@ -197,11 +202,34 @@ LABELS: dict[str, dict[str, str]] = {"en": EN, "zh": ZH}
 LANGS = tuple(LABELS)
 
 
-def labels(lang: str = "en") -> dict[str, str]:
-    """The labels of one language; an unknown code fails loudly, naming the known ones."""
+#: The notebook's language: what the default ``lang="en"`` of a widget means.
+_NOTEBOOK = {"lang": "en"}
+
+
+def set_language(lang: str) -> None:
+    """Make every widget of this kernel speak ``lang`` unless told otherwise.
+
+    >>> set_language("zh"); label("next_merge")
+    '下一轮合并'
+    >>> set_language("en"); label("next_merge")
+    'next merge'
+    """
     if lang not in LABELS:
         raise ValueError(f"unknown lang {lang!r}; choose one of {LANGS}")
-    return LABELS[lang]
+    _NOTEBOOK["lang"] = lang
+
+
+def current_language() -> str:
+    """The language ``set_language`` chose (``"en"`` until it is called)."""
+    return _NOTEBOOK["lang"]
+
+
+def labels(lang: str = "en") -> dict[str, str]:
+    """The labels of one language; an unknown code fails loudly, naming the known ones.
+    ``"en"``, every widget's default, means the notebook's language (``set_language``)."""
+    if lang not in LABELS:
+        raise ValueError(f"unknown lang {lang!r}; choose one of {LANGS}")
+    return LABELS[current_language() if lang == "en" else lang]
 
 
 def label(key: str, lang: str = "en") -> str:

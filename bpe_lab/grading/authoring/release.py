@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
+import polib
+
+from bpe_lab.grading.authoring.translation import CATALOG, EXERCISE_EDITIONS, catalog_name, translate_notebook
 from bpe_lab.grading.notebook_format import nbformat
 
 __all__ = [
@@ -170,15 +174,48 @@ def release(solutions_dir: str | Path, exercises_dir: str | Path) -> list[str]:
     return changed
 
 
+def render_chinese(exercises_dir: str | Path, catalog: polib.POFile | None = None) -> dict[str, str]:
+    """``{"zh/NAME": notebook text}``: the Chinese copy of each English exercise
+    in ``exercises_dir`` that has a Chinese edition, from the catalog (same
+    cells and task ids; see ``translation``)."""
+    catalog = catalog if catalog is not None else polib.pofile(str(CATALOG), wrapwidth=0)
+    rendered = {}
+    for path in EXERCISE_EDITIONS:
+        name = path.rpartition("/")[2]
+        english = json.loads((Path(exercises_dir) / name).read_text(encoding="utf-8"))
+        chinese = translate_notebook(english, catalog_name(path), catalog, language_cell=False)
+        rendered[f"zh/{name}"] = _serialize(nbformat.from_dict(chinese))  # type: ignore[no-untyped-call, unused-ignore]
+    return rendered
+
+
+def stale_chinese(exercises_dir: str | Path, catalog: polib.POFile | None = None) -> list[str]:
+    """Names (``zh/NAME``) of Chinese exercises missing or different from what the catalog makes."""
+    out = Path(exercises_dir)
+    wanted = render_chinese(out, catalog)
+    return sorted(n for n, text in wanted.items() if not (out / n).exists() or (out / n).read_text("utf-8") != text)
+
+
+def release_chinese(exercises_dir: str | Path, catalog: polib.POFile | None = None) -> list[str]:
+    """Write ``exercises_dir/zh/`` from the English exercises there; return the names changed."""
+    out = Path(exercises_dir)
+    wanted = render_chinese(out, catalog)
+    changed = stale_chinese(out, catalog)
+    for name in changed:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(wanted[name], encoding="utf-8")
+    return changed
+
+
 def _run(args: argparse.Namespace) -> None:
     if args.check:
-        changed = stale(args.solutions, args.out)
+        changed = stale(args.solutions, args.out) + stale_chinese(args.out)
         if changed:
             print(f"{args.out} is out of date ({', '.join(changed)}): run 'bpe-lab release'")
             raise SystemExit(1)
         print(f"{args.out} is up to date")
         return
     changed = release(args.solutions, args.out)
+    changed += release_chinese(args.out)
     print(f"wrote {', '.join(changed)}" if changed else f"{args.out} was already up to date")
 
 
