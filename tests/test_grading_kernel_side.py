@@ -1,16 +1,18 @@
 """What the grader sends a kernel is data for module code, never code of its own.
 
 Every cell the grader builds for a kernel (``probe``'s hidden and visible
-cases, the measured cases' timed cells) is parsed here, for every
-solution, with every generated case of a student: once the solution's own
-visible-check lines are set aside, each statement is one call of a function
-of the kernel-side module ``run.in_kernel``, whose arguments are literals
-and, for ``run_hidden``, lambdas each around one hidden call (an expression
-of the solution's hidden tests or of a generated case) or around one of a
-visible check's calls in one of three fixed shapes, its arguments sent as
-one string of data (``in_kernel.arguments``). No ``def``, ``class``, ``for``,
-``try`` or ``import`` is built in a string; the module itself is read by
-ruff and mypy with the rest of the package.
+cases, the measured cases' setup, timed, reference and cleanup cells) is
+parsed here, for every solution, with every generated case of a student:
+once the solution's own visible-check lines are set aside, each statement
+is one call of a function of the kernel-side module ``run.in_kernel``,
+whose arguments are literals and, for ``run_hidden``, lambdas each around
+one hidden call (an expression of the solution's hidden tests or of a
+generated case), around one of a visible check's calls in one of three
+fixed shapes, its arguments sent as one string of data
+(``in_kernel.arguments``), or around a measured case's timed call
+(``TIMED``: the learner's function by name, then literals). No ``def``,
+``class``, ``for``, ``try`` or ``import`` is built in a string; the module
+itself is read by ruff and mypy with the rest of the package.
 """
 
 from __future__ import annotations
@@ -92,6 +94,8 @@ def problems(source: str, own: str, calls: list[str], names: set[str]) -> list[s
         if function == "forget_cell":
             found += [] if not call.args and not call.keywords else ["forget_cell takes no argument"]
             continue
+        if function != "run_hidden" and not call.keywords and all(map(_literal, call.args)):
+            continue  # a measured case's setup, cleanup or reference: data only
         if function != "run_hidden" or call.keywords or len(call.args) != 3:
             found.append(f"{function} sent with {ast.unparse(call)[:120]}")
             continue
@@ -103,7 +107,7 @@ def problems(source: str, own: str, calls: list[str], names: set[str]) -> list[s
         for case in cases.elts:
             if not (isinstance(case, ast.Lambda) and not case.args.args):
                 found.append(f"a case is not a lambda of no argument: {ast.unparse(case)[:80]}")
-            elif _visible_shape(case.body, names):
+            elif _visible_shape(case.body, names) or _timed_shape(case.body, names):
                 continue
             elif not any(_same(ast.unparse(case.body), c) for c in calls):
                 found.append(f"a lambda holds what is no hidden call: {ast.unparse(case.body)[:120]}")
@@ -143,6 +147,18 @@ def _visible_shape(node: ast.expr, names: set[str]) -> bool:
     return False
 
 
+#: The in_kernel functions a measured case's timed cell calls, the learner's function first.
+TIMED = {"timed_merge", "timed_train", "streamed"}
+
+
+def _timed_shape(node: ast.expr, names: set[str]) -> bool:
+    """Whether ``node`` is a measured case's timed call: ``K.TIMED(NAME, LITERALS...)``."""
+    if not (isinstance(node, ast.Call) and kernel_function(node) in TIMED and not node.keywords and node.args):
+        return False
+    function, *data = node.args
+    return isinstance(function, ast.Name) and function.id in names and all(map(_literal, data))
+
+
 def _after_body(function: ast.Lambda, names: set[str]) -> bool:
     """Whether ``function`` is ``lambda a: (NAME(*a), K.states(a))``."""
     body = function.body
@@ -170,19 +186,28 @@ def _sent(name: str) -> list[tuple[str, str, str, list[str], set[str]]]:
     graded = with_generated(checked, "alice", "salt", "nonce")
     by_id: dict[str, Task] = {t.grade_id: t for t in graded}
     names = {v.function for v in visible.values()}
+    names |= {_measured_function(c.call) for t in graded for c in t.cases if plan_of(c.call)}
     cells = []
     for step in assemble(solution, release_notebook(solution, name), graded):
         if step.role != "test":
             continue
         task = by_id[step.grade_id]
-        calls = [c.call for c in task.cases] + [t for c in task.cases if (p := plan_of(c.call)) for t, _, _ in p.timed]
+        calls = [c.call for c in task.cases]  # a measured case's timed calls are not among them: parsed as calls
         for label, source in ((f"{step.grade_id} visible", step.visible), (step.grade_id, step.source)):
             if not source:
                 continue
             cells.append((label, source, task.visible, calls, names))
-            for slot, _, timed in planned(source):
-                cells += [(f"{label} measured case {slot}", cell, "", calls, names) for cell in timed]
+            for slot, plan, timed in planned(source):
+                every = [("setup", plan.setup), *(("timed", cell) for cell in timed), ("cleanup", plan.cleanup)]
+                cells += [(f"{label} measured case {slot} {kind}", cell, "", calls, names) for kind, cell in every]
     return cells
+
+
+def _measured_function(call: str) -> str:
+    """The learner's function a measured hidden call names (its first argument)."""
+    node = ast.parse(call, mode="eval").body
+    assert isinstance(node, ast.Call) and isinstance(node.args[0], ast.Name), call
+    return node.args[0].id
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -202,7 +227,10 @@ def test_the_sends_of_every_solution_hold_hidden_calls_and_measured_cells():
     """The parse above is not empty-handed: it sees hidden calls in lambdas
     and measured cases' timed cells."""
     cells = [cell for name in NAMES for cell in _sent(name)]
-    assert sum(" measured case " in label for label, *_ in cells) >= 2
+    measured = [label.rsplit(" ", 1)[1] for label, *_ in cells if " measured case " in label]
+    assert Counter(measured) == {"setup": 3, "timed": 2 * 2 + 2 * 4 + 1, "cleanup": 3}  # 04's two plans, 08's one
+    timed = [s for label, s, *_ in cells if label.endswith(" timed")]
+    assert {f for s in timed for n in ast.walk(ast.parse(s)) if (f := kernel_function(n)) in TIMED} == TIMED
     lambdas = [n for _, source, *_ in cells for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Lambda)]
     assert len(lambdas) >= 100
 
@@ -300,3 +328,60 @@ def test_the_kernel_module_refuses_what_is_not_its_data():
     with pytest.raises(ValueError, match="cannot build an argument from"):
         in_kernel.built(("code", "print(1)"))
     assert in_kernel.built(("list", [("counter", {"a": 2}), ("value", b"x")])) == [Counter({"a": 2}), b"x"]
+
+
+def test_the_measured_cells_run_the_module_on_its_own_inputs_and_leave_the_namespace_alone():
+    """Chapter 04's plans, run here as the kernel runs them: the timed calls of
+    the package's answers give the plan's values, a reference cell gives None,
+    no name is bound in the cell's namespace, and the cleanup frees it all."""
+    import gc
+
+    from bpe_lab.core.train_fast import learn_merges
+    from bpe_lab.grading.check.complexity import merge_in_index
+
+    namespace: dict[str, Any] = {
+        "merge_indexed": merge_in_index,
+        "train_indexed": lambda words, n: learn_merges(dict(words), n, tie_break="lexicographic"),
+    }
+    for call in ("check.work_growth(merge_indexed, 'merge')", "check.work_growth(train_indexed)"):
+        plan = plan_of(call)
+        assert plan is not None
+        exec(plan.setup, namespace)  # noqa: S102 - the grader's own cell
+        assert gc.isenabled() and gc.get_freeze_count() > 0 and set(in_kernel._MEASURED) >= {"small", "large"}
+        for (timed, _, expected), reference in zip(plan.timed, plan.reference, strict=True):
+            assert ast.literal_eval(repr(eval(timed, namespace))) == expected  # noqa: S307
+            assert eval(reference, namespace) is None  # noqa: S307
+            assert gc.isenabled()
+        exec(plan.cleanup, namespace)  # noqa: S102
+        assert in_kernel._MEASURED == {} and gc.get_freeze_count() == 0 and gc.isenabled()
+    assert set(namespace) == {"merge_indexed", "train_indexed", "__builtins__"}
+
+
+def test_the_streamed_case_writes_its_file_counts_the_ids_and_removes_it(tmp_path, monkeypatch):
+    import hashlib
+
+    from bpe_lab.bytelevel.tokenizer import Tokenizer
+
+    monkeypatch.chdir(tmp_path)
+    tail, merges = {256: b"ab"}, [(b"a", b"b")]
+    in_kernel.measured_setup("held", {"file": "f.txt", "unit": "abc😀", "copies": 3, "tail": tail, "merges": merges})
+    assert (tmp_path / "f.txt").read_text(encoding="utf-8") == "abc😀" * 3
+    ids = Tokenizer({**{i: bytes([i]) for i in range(256)}, **tail}, merges, []).encode("abc😀" * 3)
+    assert ids[:2] == [256, 99]
+    digest = hashlib.sha256(b"".join(i.to_bytes(4, "little") for i in ids)).hexdigest()
+    assert in_kernel.streamed(lambda t, f, b: iter(t.encode(f.read())), 4096) == (len(ids), digest)
+    in_kernel.measured_cleanup()
+    assert not (tmp_path / "f.txt").exists() and in_kernel._MEASURED == {}
+
+
+def test_the_measured_functions_refuse_what_is_not_their_data():
+    with pytest.raises(ValueError, match="kind must be 'merge', 'train' or 'held', not 'code'"):
+        in_kernel.measured_setup("code", {})
+    with pytest.raises(TypeError, match="data must be a dict whose 'core' is a"):
+        in_kernel.measured_setup("train", {"core": "print(1)"})
+    with pytest.raises(ValueError, match=r"timed_merge: no measured input 'small' \(measured_setup first\?\)"):
+        in_kernel.timed_merge(print, "small")
+    with pytest.raises(ValueError, match="timed_train: corpus must be 'small' or 'large'"):
+        in_kernel.timed_train(print, "words", 10)
+    with pytest.raises(ValueError, match="streamed: block must be a positive int, not 0"):
+        in_kernel.streamed(print, 0)

@@ -36,7 +36,7 @@ from grading_support import RECOUNTING_TRAINER, SOLUTIONS, exercise_with
 from bpe_lab.grading.authoring.tasks import nbgrader
 from bpe_lab.grading.cases.complexity import RATIO
 from bpe_lab.grading.run.measure import decide, plan_of, planned, reference_cell
-from bpe_lab.grading.run.probe import probe_source
+from bpe_lab.grading.run.probe import KERNEL, probe_source
 from bpe_lab.grading.run.sandbox import Cell, Limits, Outcome, run_cells
 from bpe_lab.grading.score.judge import judge
 
@@ -93,9 +93,14 @@ def test_a_work_growth_call_is_marked_with_its_plan():
     assert [(slot, len(cells)) for slot, _, cells in found] == [(1, 4), (2, 8)]  # each followed by its reference
     merge, train = found[0][1], found[1][1]
     assert found[0][2][1] == reference_cell(merge.reference[0])
-    assert merge.reference[0].startswith("(lambda w, c, i: ([__bpe_lab_merge(w, c, i, p) for p in __bpe_lab_pairs]")
-    assert merge.reference[0].endswith("(*__bpe_lab_reference_small)")
-    assert train.reference[3] == "__bpe_lab_train(__bpe_lab_small, 60)"
+    assert merge.reference == (f"{KERNEL}.reference_merge('small')", f"{KERNEL}.reference_merge('large')")
+    assert train.reference[3] == f"{KERNEL}.reference_train('small', 60)"
+    assert [call for call, _, _ in merge.timed] == [
+        f"{KERNEL}.timed_merge(merge_indexed, '{c}')" for c in ("small", "large")
+    ]
+    assert train.timed[1][0] == f"{KERNEL}.timed_train(train_indexed, 'small', 10)"
+    assert merge.setup.startswith(f"{KERNEL}.measured_setup('merge', {{'core': [(('")
+    assert merge.cleanup == train.cleanup == f"{KERNEL}.measured_cleanup()"
     assert [weight for _, weight, _ in merge.timed] == [-1, 1]
     assert [weight for _, weight, _ in train.timed] == [-1, 1, 1, -1]  # (L10 - S10) vs (L40 - S40)
     assert merge.size == "100 merges on the core's 166 words, alone and with 200,000 more"

@@ -39,11 +39,19 @@ its scan costs with the fillers (it sees ``len(words)``) makes it 0. So
 each timed cell is followed by a local answer of the grader's on the same
 input, timed the same way in the same kernel (``Measured.reference``), and
 every timed cell must stay within ``RATIO`` times its reference's seconds
-plus ``BOUND``. The reference is the setup's own code (``__bpe_lab_merge``,
-as ``merge_in_index`` merges, on copies of the same words, counts and
-index; ``__bpe_lab_train``, an index and a heap as the solution's): the
-package's answers have no body in the kernel that grades the task
-(``run.stubs``). The solution's cells take about what the reference's do
+plus ``BOUND``. The reference is the kernel-side module's own code
+(``run.in_kernel``'s ``reference_merge``, as ``merge_in_index`` merges, on
+copies of the same words, counts and index; ``reference_train``, an index
+and a heap as the solution's): the package's answers have no body in the
+kernel that grades the task (``run.stubs``).
+
+Every cell is a call of ``run.in_kernel`` with data (``kernel_call``): the
+setup sends the core's words, the fillers' sizes, the merges and the pairs
+whose counts a call sends back (``measured_setup``, which keeps the corpora
+in that module); each timed cell is the probe's hidden call of
+``timed_merge(NAME, CORPUS)`` or ``timed_train(NAME, CORPUS, MERGES)``,
+which calls the learner's function the cell names with the garbage
+collector off, the reference's the same around the local answer. The solution's cells take about what the reference's do
 (its merges 0.02 s against 0.02, its trainer with the fillers 0.4 s
 against 0.25): a local answer has room to be several times slower.
 Padding a scan shows on the cell it pads: the cheapest rescanning merge
@@ -96,6 +104,7 @@ from bpe_lab.grading.cases.generators import (
     Measured,
     Pair,
     draw,
+    kernel_call,
     random_corpus,
     random_symbols_and_pair,
     register,
@@ -196,84 +205,8 @@ RATIO = 4
 #: The fillers' symbols: two ranges of Han characters, so each filler's one pair is its own.
 _SIDE = 512
 
-_SETUP = """import gc as __bpe_lab_gc, heapq as __bpe_lab_heapq
-def __bpe_lab_indexed(words):
-    counts, index = {{}}, {{}}
-    for i, (symbols, freq) in enumerate(words):
-        for pair in zip(symbols, symbols[1:]):
-            counts[pair] = counts.get(pair, 0) + freq
-            index.setdefault(pair, set()).add(i)
-    return words, counts, index
-def __bpe_lab_merge(words, counts, index, pair):
-    first, second = pair
-    changed = set()
-    for i in sorted(index.get(pair, ())):
-        symbols, freq = words[i]
-        merged, k = [], 0
-        while k < len(symbols):
-            if k + 1 < len(symbols) and symbols[k] == first and symbols[k + 1] == second:
-                merged.append(first + second)
-                k += 2
-            else:
-                merged.append(symbols[k])
-                k += 1
-        merged = tuple(merged)
-        before, after = list(zip(symbols, symbols[1:])), list(zip(merged, merged[1:]))
-        for p in before:
-            counts[p] -= freq
-        for p in after:
-            counts[p] = counts.get(p, 0) + freq
-        changed.update(before, after)
-        for p in set(before) - set(after):
-            index[p].discard(i)
-            if not index[p]:
-                del index[p]
-        for p in set(after) - set(before):
-            index.setdefault(p, set()).add(i)
-        words[i] = (merged, freq)
-    for p in changed:
-        if counts.get(p, 1) == 0:
-            del counts[p]
-    return changed
-def __bpe_lab_train(words, num_merges):
-    words, counts, index = __bpe_lab_indexed(list(words))
-    heap = [(-count, pair) for pair, count in counts.items()]
-    __bpe_lab_heapq.heapify(heap)
-    merges = []
-    while heap and len(merges) < num_merges:
-        negative, pair = __bpe_lab_heapq.heappop(heap)
-        if counts.get(pair) != -negative:
-            continue
-        merges.append(pair)
-        for changed in __bpe_lab_merge(words, counts, index, pair):
-            if changed in counts:
-                __bpe_lab_heapq.heappush(heap, (-counts[changed], changed))
-    return merges
-__bpe_lab_core = {core}
-__bpe_lab_fillers = [((chr(0x4E00 + k % {side}), chr(0x4E00 + {side} + k // {side})), 1) for k in range({fillers})]
-__bpe_lab_small = {small}
-__bpe_lab_large = {large}
-{extra}
-del __bpe_lab_core, __bpe_lab_fillers
-__bpe_lab_gc.collect()
-__bpe_lab_gc.freeze()
-"""
 #: Frees what the setup made, whatever the timed cells did (the garbage collector back on).
-CLEANUP = """__bpe_lab_small = __bpe_lab_large = __bpe_lab_reference_small = __bpe_lab_reference_large = None
-__bpe_lab_pairs = __bpe_lab_keys = None
-del __bpe_lab_small, __bpe_lab_large, __bpe_lab_reference_small, __bpe_lab_reference_large
-del __bpe_lab_pairs, __bpe_lab_keys, __bpe_lab_indexed, __bpe_lab_merge, __bpe_lab_train, __bpe_lab_heapq
-__bpe_lab_gc.enable()
-__bpe_lab_gc.unfreeze()
-__bpe_lab_gc.collect()
-del __bpe_lab_gc
-"""
-
-
-def _no_gc(call: str) -> str:
-    """``call`` with the garbage collector off (as ``timeit`` runs): a full
-    collection's cost follows every object the kernel holds, not the call."""
-    return f"(lambda g: (g.disable(), {call}, g.enable())[1])(__import__('gc'))"
+CLEANUP = kernel_call("measured_cleanup")
 
 
 def _work_call(call: str) -> tuple[str, str] | None:
@@ -313,54 +246,36 @@ def _merged_core() -> tuple[list[Pair], Any, list[Pair]]:
     return pairs, (changed, merged, {p: counts.get(p) for p in ordered}, {p: index.get(p) for p in ordered}), ordered
 
 
+def _setup(kind: str, fillers: int, **more: Any) -> str:
+    """The setup cell: ``in_kernel.measured_setup`` with the core's words and the fillers' sizes as data."""
+    data = {"core": core_words(), "side": _SIDE, "fillers": fillers, **more}
+    return kernel_call("measured_setup", repr(kind), repr(data))
+
+
 def _merge_plan(name: str) -> Measured:
     pairs, expected, keys = _merged_core()
-    words = core_words()
-
-    def call(merge: str) -> str:
-        return (
-            f"(lambda w, c, i: ([{merge}(w, c, i, p) for p in __bpe_lab_pairs], w[:{len(words)}], "
-            "{p: c.get(p) for p in __bpe_lab_keys}, {p: i.get(p) for p in __bpe_lab_keys}))"
-        )
-
-    small, large = "__bpe_lab_indexed(list(__bpe_lab_core))", "__bpe_lab_indexed(__bpe_lab_core + __bpe_lab_fillers)"
-    extra = (  # the pairs and keys named, not written in each timed cell: compiling them cost 0.1 s a cell
-        f"__bpe_lab_pairs, __bpe_lab_keys = {tuple(pairs)!r}, {tuple(keys)!r}\n"
-        # the reference's own words, counts and index, copies of the learner's: the merges change them. Only
-        # the core's pairs' sets are copied: a local merge never reads a filler's (their characters are the
-        # fillers' own), and copying 200,000 sets was most of the setup's time
-        "__bpe_lab_reference_small, __bpe_lab_reference_large = ("
-        "(list(w), dict(c), {**i, **{p: set(i[p]) for p in __bpe_lab_small[2]}}) "
-        "for w, c, i in (__bpe_lab_small, __bpe_lab_large))"
-    )
-    setup = _SETUP.format(core=repr(words), side=_SIDE, fillers=FILLERS, small=small, large=large, extra=extra)
+    # the pairs and keys sent once, in the setup, not in each timed cell: compiling them cost 0.1 s a cell
+    setup = _setup("merge", FILLERS, pairs=pairs, keys=keys)
     timed = (
-        (_no_gc(f"{call(name)}(*__bpe_lab_small)"), -1, expected),
-        (_no_gc(f"{call(name)}(*__bpe_lab_large)"), 1, expected),
+        (kernel_call("timed_merge", name, repr("small")), -1, expected),
+        (kernel_call("timed_merge", name, repr("large")), 1, expected),
     )
-    references = tuple(f"{call('__bpe_lab_merge')}(*__bpe_lab_reference_{corpus})" for corpus in ("small", "large"))
-    size = f"{MERGES} merges on the core's {len(words)} words, alone and with {FILLERS:,} more"
+    references = tuple(kernel_call("reference_merge", repr(corpus)) for corpus in ("small", "large"))
+    size = f"{MERGES} merges on the core's {len(core_words())} words, alone and with {FILLERS:,} more"
     mistake = "too slow: the work grew with the corpus"
     return Measured("cpu", setup, timed, CLEANUP, BOUND, size, mistake, "flat", references, RATIO)
 
 
 def _train_plan(name: str) -> Measured:
     words = core_words()
-    setup = _SETUP.format(
-        core=repr(words),
-        side=_SIDE,
-        fillers=TRAIN_FILLERS,
-        small="list(__bpe_lab_core)",
-        large="__bpe_lab_core + __bpe_lab_fillers",
-        extra="",
-    )
+    setup = _setup("train", TRAIN_FILLERS)
     fewer, more = TRAIN_MERGES
     cells = ((fewer, "large", -1), (fewer, "small", 1), (more, "large", 1), (more, "small", -1))
     timed = tuple(
-        (_no_gc(f"{name}(list(__bpe_lab_{corpus}), {merges})"), sign, _train_indexed(words, merges))
+        (kernel_call("timed_train", name, repr(corpus), repr(merges)), sign, _train_indexed(words, merges))
         for merges, corpus, sign in cells
     )
-    references = tuple(f"__bpe_lab_train(__bpe_lab_{corpus}, {merges})" for merges, corpus, _ in cells)
+    references = tuple(kernel_call("reference_train", repr(corpus), repr(merges)) for merges, corpus, _ in cells)
     size = f"{fewer} and {more} merges on {len(words)} words, alone and with {TRAIN_FILLERS:,} more"
     mistake = "too slow: the work grew with the corpus times the merges"
     return Measured("cpu", setup, timed, CLEANUP, BOUND, size, mistake, "flat", references, RATIO)

@@ -62,6 +62,8 @@ __all__ = [
     "tokenizer_source",
     "Measured",
     "MEASURED",
+    "KERNEL",
+    "kernel_call",
 ]
 
 
@@ -164,6 +166,21 @@ class Measured:
 #: What makes a hidden call's measured plan: each planner gives the plan of
 #: a call it knows (None for any other); a chapter's module adds its own.
 MEASURED: list[Callable[[str], Measured | None]] = []
+
+#: The kernel-side module (``run.in_kernel``) as a cell names it: an expression that binds no name in
+#: the learner's namespace. A measured plan's cells, and the probe's, are calls of its functions.
+KERNEL = "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden'])"
+
+
+def kernel_call(function: str, *args: str) -> str:
+    """One expression: ``in_kernel.FUNCTION(ARGS)`` (``args``: source text).
+
+    >>> kernel_call("forget_cell")
+    "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden']).forget_cell()"
+    """
+    if not function.isidentifier():
+        raise ValueError(f"kernel_call: {function!r} is not a function's name")
+    return f"{KERNEL}.{function}({', '.join(args)})"
 
 
 # ------------------------------------------------------------ shared inputs

@@ -15,14 +15,16 @@ Those two figures are ``MeteredText``'s, counted in the kernel: a
 submission can forge them. So the last generated case is one the grader
 measures itself, the same for everyone: ``check.MeteredText.held_by(encode_stream, 4096)``
 (which counts the same way at home), planned here (``MEASURED``) and run
-by ``run.measure``. An untimed cell writes ``COPIES``
-copies of ``check.scale.long_text``'s unit (4,003 characters of the docs
-and a smiley) into a file in the kernel's folder, 3.6 million characters
-that Python keeps at 4 bytes each (the smiley lies outside the Basic
-Multilingual Plane), 14 MB as a str; the timed cell streams the file
-through the learner's function with ``check.scale.BLOCK`` characters a
-read, counting and hashing the ids as they come (the call holds none of
-them); the grader samples the kernel tree's resident memory meanwhile.
+by ``run.measure``. An untimed cell (``run.in_kernel.measured_setup``,
+sent the unit, the number of copies and the tokenizer's vocabulary tail
+and merges as data) writes ``COPIES`` copies of ``check.scale.long_text``'s
+unit (4,003 characters of the docs and a smiley) into a file in the
+kernel's folder, 3.6 million characters that Python keeps at 4 bytes each
+(the smiley lies outside the Basic Multilingual Plane), 14 MB as a str;
+the timed cell (the probe's hidden call ``in_kernel.streamed(NAME, BLOCK)``)
+streams the file through the learner's function with ``check.scale.BLOCK``
+characters a read, counting and hashing the ids as they come (it holds
+none of them); the grader samples the kernel tree's resident memory meanwhile.
 The peak over the level before the cell must stay under ``HELD_BOUND``
 (1 MB: 64 blocks of 4-byte characters), and the count and hash must be
 those of ``Tokenizer.encode`` of the whole text.
@@ -61,6 +63,7 @@ from bpe_lab.grading.cases.generators import (
     Args,
     Measured,
     draw,
+    kernel_call,
     mix,
     register,
     tokenizer_of,
@@ -239,24 +242,6 @@ HELD_BOUND = 64 * 4 * BLOCK
 #: The file the measured case streams, in the kernel's folder.
 _FILE = "bpe-lab-measured.txt"
 
-_HELD_SETUP = """import gc as __bpe_lab_gc
-__bpe_lab_tokenizer = {tokenizer}
-with open({file!r}, "w", encoding="utf-8") as __bpe_lab_file:
-    for _ in range({copies}):
-        __bpe_lab_file.write({unit!r})
-del __bpe_lab_file
-__bpe_lab_gc.collect()
-"""
-_HELD_CLEANUP = """__bpe_lab_tokenizer = None
-del __bpe_lab_tokenizer
-try:
-    __import__("os").remove({file!r})
-except OSError:
-    pass
-__bpe_lab_gc.collect()
-del __bpe_lab_gc
-"""
-
 
 @functools.cache
 def _long_tokenizer() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]], tuple[int, str]]:
@@ -278,18 +263,15 @@ def _held_plan(call: str) -> Measured | None:
         return None
     tail, merges, expected = _long_tokenizer()
     unit = long_text(1)
-    setup = _HELD_SETUP.format(tokenizer=tokenizer_source(tail, merges, []), file=_FILE, copies=COPIES, unit=unit)
-    timed = (
-        f"(lambda f, h: (sum(1 for i in {name}(__bpe_lab_tokenizer, f, {BLOCK}) "
-        "if h.update(int.to_bytes(i, 4, 'little')) is None), h.hexdigest()))"
-        f"(open({_FILE!r}, encoding='utf-8'), __import__('hashlib').sha256())"
-    )
+    data = {"file": _FILE, "unit": unit, "copies": COPIES, "tail": tail, "merges": merges}
+    setup = kernel_call("measured_setup", repr("held"), repr(data))
+    timed = kernel_call("streamed", name, repr(BLOCK))
     size = f"a file of {COPIES * len(unit):,} characters read {BLOCK} at a time"
     return Measured(
         "memory",
         setup,
         ((timed, 1, expected),),
-        _HELD_CLEANUP.format(file=_FILE),
+        kernel_call("measured_cleanup"),
         HELD_BOUND,
         size,
         "held the whole text",

@@ -45,27 +45,12 @@ every new submission (``cases``).
 
 from __future__ import annotations
 
+from bpe_lab.grading.cases.generators import KERNEL, kernel_call
 from bpe_lab.grading.check.hidden import MAX_REPR
 from bpe_lab.grading.run.measure import marks, plan_of
 from bpe_lab.grading.run.sandbox import RESULT_MIME
 
 __all__ = ["MAX_REPR", "KERNEL", "FORGET_CELL", "kernel_call", "probe_source"]
-
-#: The kernel-side module (``in_kernel``) as a cell names it: an expression that binds no name in the
-#: learner's namespace (as ``stubs`` names ``guard``).
-KERNEL = "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden'])"
-
-
-def kernel_call(function: str, *args: str) -> str:
-    """One expression: ``in_kernel.FUNCTION(ARGS)`` (``args``: source text).
-
-    >>> kernel_call("forget_cell")
-    "__import__('bpe_lab.grading.run.in_kernel', fromlist=['run_hidden']).forget_cell()"
-    """
-    if not function.isidentifier():
-        raise ValueError(f"kernel_call: {function!r} is not a function's name")
-    return f"{KERNEL}.{function}({', '.join(args)})"
-
 
 #: Takes the cell it begins out of ``linecache`` (``in_kernel.forget_cell``): the probe begins
 #: with it, and so may any cell that holds hidden calls, before code that could fail first.
