@@ -22,9 +22,10 @@ from bpe_lab.grading.authoring.release import BEGIN_HIDDEN, END_HIDDEN
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT = 88
 FOLDERS = ("notebooks", "solutions", "exercises")
-# TODO(issue 34): chapters 07 and 08 are being rewrapped on another branch;
-# the lead removes this exemption when that branch is merged.
-NOT_YET = ("07_", "08_")
+# Issue 34: the graded notebooks of chapters 07 and 08 still have 16 long lines (their
+# chapters' notebooks are wrapped); rewrapping a solution means re-running and
+# re-releasing it. Remove these as they are wrapped: the list may only shrink.
+NOT_YET = ("solutions/07_wild.ipynb", "solutions/08_scale.ipynb", "exercises/07_wild.ipynb", "exercises/08_scale.ipynb")
 
 
 def long_lines(notebook: Path) -> list[str]:
@@ -46,17 +47,19 @@ def long_lines(notebook: Path) -> list[str]:
 
 
 def notebooks(root: Path) -> list[Path]:
-    return [
+    """Every notebook of the three folders and of their Chinese editions (``zh/``)."""
+    found = [
         path
         for folder in FOLDERS
-        for path in sorted((root / folder).glob("*.ipynb"))
-        if not path.name.startswith(NOT_YET)
+        for pattern in ("*.ipynb", "zh/*.ipynb")
+        for path in sorted((root / folder).glob(pattern))
     ]
+    return [path for path in found if path.relative_to(root).as_posix() not in NOT_YET]
 
 
 def test_every_folder_has_notebooks_to_check():
-    checked = {path.parent.name for path in notebooks(ROOT)}
-    assert checked == set(FOLDERS) and len(notebooks(ROOT)) == 24
+    checked = {path.relative_to(ROOT).parts[0] for path in notebooks(ROOT)}
+    assert checked == set(FOLDERS) and len(notebooks(ROOT)) == 28
 
 
 @pytest.mark.parametrize("notebook", notebooks(ROOT), ids=lambda p: f"{p.parent.name}/{p.name}")
