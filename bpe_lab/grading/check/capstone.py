@@ -57,6 +57,7 @@ import regex
 from bpe_lab.core.corpora import DATA_DIR
 from bpe_lab.core.patterns import CL100K_PATTERN, LLAMA3_PATTERN, O200K_PATTERN
 from bpe_lab.core.pretokenize import GPT2_PATTERN, split_special
+from bpe_lab.core.words import merge_symbols
 from bpe_lab.grading.check.fresh import fresh_ids, in_a_notebook
 from bpe_lab.grading.check.runner import NotWritten, call, compare, fail, passed, results, rng, run_cases, short
 
@@ -275,16 +276,8 @@ def _pair_counts(text: str, specials: list[str], pattern: str, merges: Merges) -
     for pair in merges:
         joined: dict[tuple[bytes, ...], int] = {}
         for word, count in words.items():
-            out: list[bytes] = []
-            i = 0
-            while i < len(word):
-                if word[i : i + 2] == pair:
-                    out.append(pair[0] + pair[1])
-                    i += 2
-                else:
-                    out.append(word[i])
-                    i += 1
-            joined[tuple(out)] = joined.get(tuple(out), 0) + count
+            merged = merge_symbols(word, pair)
+            joined[merged] = joined.get(merged, 0) + count
         words = joined
     counts: dict[tuple[bytes, bytes], int] = {}
     for word, count in words.items():
