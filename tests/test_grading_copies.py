@@ -15,9 +15,10 @@ import pickle
 
 import nbformat
 import pytest
-from grading_support import LIMITS, SOLUTIONS, exercise_with, needs_bwrap
+from grading_support import LIMITS, RECOUNTING_TRAINER, SOLUTIONS, exercise_with, needs_bwrap
 
 from bpe_lab.core.train import count_pairs
+from bpe_lab.core.words import merge_symbols
 from bpe_lab.grading import check
 from bpe_lab.grading.authoring.tasks import nbgrader
 from bpe_lab.grading.check.instruments import TracedWords, measure_work, traced_corpus
@@ -45,7 +46,7 @@ def _merge(words, counts, index, pair):
     start = {}
     for i in sorted(index.get(pair, ())):
         symbols, freq = words[i]
-        merged = tuple(_merged(symbols, pair))
+        merged = merge_symbols(symbols, pair)
         old, new = set(zip(symbols, symbols[1:])), set(zip(merged, merged[1:]))
         for p in old | new:
             start.setdefault(p, counts.get(p, 0))
@@ -87,27 +88,10 @@ def _local(words, num_merges):
 
 
 def _recounting(words, num_merges):
-    corpus, merges = dict(words), []
-    for _ in range(num_merges):
-        counts = count_pairs(corpus)
-        if not counts:
-            break
-        best = max(counts, key=lambda p: (counts[p], p))
-        merges.append(best)
-        corpus = {tuple(_merged(s, best)): f for s, f in corpus.items()}
-    return merges
-
-
-def _merged(symbols, pair):
-    out, i = [], 0
-    while i < len(symbols):
-        if i + 1 < len(symbols) and (symbols[i], symbols[i + 1]) == pair:
-            out.append(symbols[i] + symbols[i + 1])
-            i += 2
-        else:
-            out.append(symbols[i])
-            i += 1
-    return out
+    """grading_support's recounting trainer, run here in-process."""
+    namespace = {"count_pairs": count_pairs, "merge_symbols": merge_symbols}
+    exec(RECOUNTING_TRAINER, namespace)
+    return namespace["train_indexed"](words, num_merges)
 
 
 @pytest.mark.parametrize("copied", COPIES.values(), ids=COPIES)
