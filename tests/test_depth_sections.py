@@ -4,14 +4,13 @@ from ranks alone, new rows for a new token, a pipeline retrained, and the
 
 from __future__ import annotations
 
-import inspect
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 import pytest
+from your_turn_support import audit_your_turn
 
 from bpe_lab.bytelevel.gpt2 import GPT2_RANKS_PATH, gpt2_tokenizer, gpt2_vocab_and_merges, load_tiktoken_ranks
 from bpe_lab.bytelevel.hf_pipeline import hf_tokenizer
@@ -263,10 +262,6 @@ def test_check_word_spans_passes_a_model_answer_and_names_mistakes(capsys):
 # ------------------------------------------------------------ the notebooks' cells
 
 
-def _code_cells(path: Path) -> list[dict]:
-    return [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
-
-
 @pytest.mark.parametrize(
     ("chapter", "name", "model"),
     [
@@ -276,20 +271,6 @@ def _code_cells(path: Path) -> list[dict]:
     ],
 )
 def test_the_depth_your_turn_says_not_yet_and_passes_a_model_answer(chapter, name, model, capsys):
-    """As ``test_your_turn`` audits chapters 01-04 and 07: the committed cell
-    says "not written yet", the model answer passes it, and no exercise task
-    asks for the same function."""
-    (notebook,) = ROOT.glob(f"notebooks/{chapter}_*.ipynb")
-    (cell,) = [c for c in _code_cells(notebook) if f"def {name}(" in "".join(c["source"])]
-    source = "".join(cell["source"])
-    assert "checkpoint" in cell["metadata"]["tags"]
-    said = "".join(text for out in cell["outputs"] for text in out.get("text", []))
-    assert said.startswith(f"Not yet: {name} is not written yet")
-    stub = re.search(rf"^def {name}\(.*?raise NotImplementedError\(\)[^\n]*\n", source, re.S | re.M)
-    assert stub is not None
-    answer = inspect.getsource(model).replace(f"def {model.__name__}(", f"def {name}(")
-    exec(compile(source.replace(stub.group(0), answer), str(notebook), "exec"), {"Mapping": Mapping, "np": np})
-    assert capsys.readouterr().out.startswith(f"✔ {name} agrees with bpe_lab on")
-    (solution,) = ROOT.glob(f"solutions/{chapter}_*.ipynb")
-    tasks = {f for c in _code_cells(solution) for f in re.findall(r"^def (\w+)\(", "".join(c["source"]), re.M)}
-    assert tasks and name not in tasks
+    """As ``test_your_turn`` audits chapters 01-04, 07 and 08 (one audit,
+    ``your_turn_support``)."""
+    audit_your_turn(chapter, name, model, capsys, {"Mapping": Mapping, "np": np})

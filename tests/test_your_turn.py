@@ -16,8 +16,6 @@ hand-worked values and to the package (``compress``, ``count_pairs``,
 from __future__ import annotations
 
 import heapq
-import inspect
-import json
 import random
 import re
 from pathlib import Path
@@ -26,6 +24,7 @@ import pytest
 import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from your_turn_support import audit_your_turn
 
 from bpe_lab.core.corpora import TEXTBOOK_CORPUS
 from bpe_lab.core.encode import merge_ranks
@@ -391,27 +390,10 @@ YOUR_TURNS = {
 }
 
 
-def _code_cells(path: Path) -> list[dict]:
-    return [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
-
-
 @pytest.mark.parametrize("chapter", sorted(YOUR_TURNS))
 def test_the_notebooks_your_turn_is_a_step_no_exercise_task_asks_for(chapter, capsys):
     """The committed cell is a checkpoint that says "not written yet"; with
     the model answer in place of its stub, the same cell passes; and the
     exercise of the chapter defines no function of that name."""
     model = YOUR_TURNS[chapter]
-    name = model.__name__
-    (notebook,) = ROOT.glob(f"notebooks/{chapter}_*.ipynb")
-    (cell,) = [c for c in _code_cells(notebook) if f"def {name}(" in "".join(c["source"])]
-    source = "".join(cell["source"])
-    assert "checkpoint" in cell["metadata"]["tags"]
-    said = "".join(text for out in cell["outputs"] for text in out.get("text", []))
-    assert said.startswith(f"Not yet: {name} is not written yet")
-    stub = re.search(rf"^def {name}\(.*?raise NotImplementedError\(\)[^\n]*\n", source, re.S | re.M)
-    assert stub is not None
-    exec(compile(source.replace(stub.group(0), inspect.getsource(model)), str(notebook), "exec"), {})
-    assert capsys.readouterr().out.startswith(f"✔ {name} agrees with bpe_lab on")
-    (solution,) = ROOT.glob(f"solutions/{chapter}_*.ipynb")
-    tasks = {f for c in _code_cells(solution) for f in re.findall(r"^def (\w+)\(", "".join(c["source"]), re.M)}
-    assert tasks and name not in tasks
+    audit_your_turn(chapter, model.__name__, model, capsys)
